@@ -1,0 +1,1 @@
+//! Reading a Docusaurus docs folder.

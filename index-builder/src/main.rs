@@ -1,0 +1,3 @@
+//! `index-builder`: Docusaurus docs -> static index asset.
+mod docs;
+fn main() {}
