@@ -1,1 +1,26 @@
-//! placeholder
+//! Book chat: the chat widget that lives inside a Docusaurus book.
+//!
+//! The pure modules (validation, prompts, citations, SSE, Markdown, sessions…) compile and test natively;
+//! the `ui` feature adds the Leptos component and the browser plumbing (wasm32).
+
+pub mod answer;
+pub mod citations;
+pub mod confidence;
+pub mod errors;
+pub mod extractive;
+pub mod followup;
+pub mod markdown;
+pub mod prefs;
+pub mod prompt;
+pub mod retrieval;
+pub mod selection;
+pub mod session;
+pub mod source;
+pub mod sse;
+pub mod suggest;
+pub mod text;
+pub mod transport;
+pub mod validate;
+
+#[cfg(feature = "ui")]
+pub mod ui;

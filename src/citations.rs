@@ -1,0 +1,195 @@
+//! Citation markers in answers: `[n]`, `[1, 2]`, `[1][3]`. Numbers that match no source are removed.
+
+/// A piece of answer text: plain text or one citation group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    Text(String),
+    /// Valid 1-based source numbers, in the order written, without repeats.
+    Cite(Vec<usize>),
+}
+
+/// Longest group considered a citation, e.g. `[1, 2, 3, 4]` (longer bracketed text is left alone).
+const MAX_GROUP_LEN: usize = 24;
+
+/// Tries to read a citation group at the start of `s` (which begins with `[`); returns its numbers
+/// (all of them, valid or not) and its byte length.
+fn read_group(s: &str) -> Option<(Vec<usize>, usize)> {
+    let end = s[1..].find(']')? + 1;
+    if end > MAX_GROUP_LEN {
+        return None;
+    }
+    let inner = &s[1..end];
+    if inner.trim().is_empty()
+        || !inner
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ',' || c == ' ')
+    {
+        return None;
+    }
+    let mut nums = Vec::new();
+    for part in inner.split(',') {
+        let p = part.trim();
+        if p.is_empty() {
+            return None;
+        }
+        nums.push(p.parse::<usize>().ok()?);
+    }
+    // `[1](url)` is a Markdown link and `[1]: url` a reference definition, not citations.
+    let after = &s[end + 1..];
+    if after.starts_with('(') || after.starts_with(':') {
+        return None;
+    }
+    Some((nums, end + 1))
+}
+
+/// Splits text into plain pieces and citation groups; numbers outside `1..=n_sources` are dropped,
+/// and a group left empty disappears together with the space before it.
+pub fn split(text: &str, n_sources: usize) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let mut plain = String::new();
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        if rest.starts_with('[') {
+            if let Some((nums, len)) = read_group(rest) {
+                let mut valid: Vec<usize> = Vec::new();
+                for n in nums {
+                    if n >= 1 && n <= n_sources && !valid.contains(&n) {
+                        valid.push(n);
+                    }
+                }
+                if valid.is_empty() {
+                    let next = text[i + len..].chars().next();
+                    if plain.ends_with(' ')
+                        && matches!(
+                            next,
+                            None | Some('.' | ',' | ';' | ':' | '!' | '?' | ' ' | '\n')
+                        )
+                    {
+                        plain.pop();
+                    }
+                } else {
+                    if !plain.is_empty() {
+                        pieces.push(Piece::Text(std::mem::take(&mut plain)));
+                    }
+                    // Adjacent groups `[1][3]` merge into one.
+                    match pieces.last_mut() {
+                        Some(Piece::Cite(prev)) if plain.is_empty() => {
+                            for n in valid {
+                                if !prev.contains(&n) {
+                                    prev.push(n);
+                                }
+                            }
+                        }
+                        _ => pieces.push(Piece::Cite(valid)),
+                    }
+                }
+                i += len;
+                continue;
+            }
+        }
+        let ch = rest.chars().next().unwrap_or(' ');
+        plain.push(ch);
+        i += ch.len_utf8();
+    }
+    if !plain.is_empty() {
+        pieces.push(Piece::Text(plain));
+    }
+    pieces
+}
+
+/// The valid source numbers cited anywhere in `text`, ascending.
+pub fn cited(text: &str, n_sources: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = split(text, n_sources)
+        .into_iter()
+        .filter_map(|p| match p {
+            Piece::Cite(v) => Some(v),
+            Piece::Text(_) => None,
+        })
+        .flatten()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Share of the answer's sentences-bearing paragraphs that carry at least one valid citation (0–1).
+pub fn coverage(text: &str, n_sources: usize) -> f32 {
+    let paras: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| p.chars().filter(|c| c.is_alphabetic()).count() >= 20 && !p.starts_with("```"))
+        .collect();
+    if paras.is_empty() {
+        return 0.0;
+    }
+    let with = paras
+        .iter()
+        .filter(|p| !cited(p, n_sources).is_empty())
+        .count();
+    with as f32 / paras.len() as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Piece {
+        Piece::Text(s.into())
+    }
+
+    #[test]
+    fn single_multi_and_adjacent_groups() {
+        assert_eq!(
+            split("A [1].", 3),
+            vec![t("A "), Piece::Cite(vec![1]), t(".")]
+        );
+        assert_eq!(split("B [1, 2]", 3), vec![t("B "), Piece::Cite(vec![1, 2])]);
+        assert_eq!(
+            split("C [1][3] d", 3),
+            vec![t("C "), Piece::Cite(vec![1, 3]), t(" d")]
+        );
+        assert_eq!(split("D [2,2]", 3), vec![t("D "), Piece::Cite(vec![2])]);
+    }
+
+    #[test]
+    fn bad_numbers_are_removed() {
+        assert_eq!(split("A [7].", 3), vec![t("A.")]);
+        assert_eq!(split("A [0] b", 3), vec![t("A b")]);
+        assert_eq!(split("A [1, 9]", 3), vec![t("A "), Piece::Cite(vec![1])]);
+        assert_eq!(split("A [4][2]", 3), vec![t("A "), Piece::Cite(vec![2])]);
+        assert_eq!(cited("x [5] y [2] z [1][2]", 3), vec![1, 2]);
+        assert_eq!(
+            split("[99999999999999999999999]", 3),
+            vec![t("[99999999999999999999999]")]
+        );
+    }
+
+    #[test]
+    fn non_citations_untouched() {
+        for s in [
+            "see [the docs](http://x)",
+            "[1](http://x)",
+            "[1]: http://x",
+            "array[i]",
+            "[a, b]",
+            "[]",
+            "[ ]",
+            "x [1,]",
+        ] {
+            assert_eq!(split(s, 3), vec![t(s)], "{s}");
+        }
+    }
+
+    #[test]
+    fn coverage_counts_cited_paragraphs() {
+        let a =
+            "Nodes are processes that compute things [1].\n\nTopics are named buses for messages.";
+        assert!((coverage(a, 2) - 0.5).abs() < 1e-6);
+        assert_eq!(coverage("", 2), 0.0);
+        assert_eq!(
+            coverage("Nodes are processes that compute things [9].", 2),
+            0.0
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! What the reader sees when the proxy or the network fails, and what the widget does next.
+
+use crate::sse::parse_error_body;
+
+/// A failure of a chat request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// No response at all (proxy down, offline, CORS).
+    Network(String),
+    /// A non-2xx response.
+    Http {
+        status: u16,
+        retry_after: Option<u64>,
+        body: String,
+    },
+    /// The body stopped before `[DONE]` (connection lost).
+    StreamCut,
+    /// The proxy sent `event: error` mid-stream.
+    StreamError {
+        code: Option<String>,
+        message: String,
+    },
+    /// The reader pressed Stop.
+    Aborted,
+}
+
+/// The widget's reaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recovery {
+    /// Show `message`; offer Retry when `retry` (the typed question is kept).
+    Fail { message: String, retry: bool },
+    /// Keep the partial answer, marked incomplete with `message`.
+    KeepPartial { message: String },
+    /// Answer with book excerpts instead (no LLM upstream).
+    Extractive,
+}
+
+/// Seconds to wait after a 429 when the proxy gave no `Retry-After`.
+const DEFAULT_RETRY_SECS: u64 = 10;
+
+/// Maps a failure to a reaction; `has_partial` tells whether some answer text already arrived.
+pub fn recover(failure: &Failure, has_partial: bool) -> Recovery {
+    let fail = |message: String, retry: bool| {
+        if has_partial {
+            Recovery::KeepPartial {
+                message: format!("Incomplete answer: {message}"),
+            }
+        } else {
+            Recovery::Fail { message, retry }
+        }
+    };
+    match failure {
+        Failure::Network(_) => fail(
+            "Can't reach the assistant. Check your connection, then retry.".into(),
+            true,
+        ),
+        Failure::Aborted => {
+            if has_partial {
+                Recovery::KeepPartial {
+                    message: "Stopped.".into(),
+                }
+            } else {
+                Recovery::Fail {
+                    message: "Stopped.".into(),
+                    retry: true,
+                }
+            }
+        }
+        Failure::StreamCut => fail(
+            "the connection was lost before the answer finished.".into(),
+            true,
+        ),
+        Failure::StreamError { message, .. } => {
+            let m = if message.trim().is_empty() {
+                "the assistant stopped with an error."
+            } else {
+                message.as_str()
+            };
+            fail(m.to_string(), true)
+        }
+        Failure::Http {
+            status: 429,
+            retry_after,
+            body,
+        } => {
+            let secs = retry_after
+                .or_else(|| {
+                    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+                    v.pointer("/error/retry_after")
+                        .and_then(serde_json::Value::as_u64)
+                })
+                .unwrap_or(DEFAULT_RETRY_SECS);
+            Recovery::Fail {
+                message: format!("Too many questions right now: try again in {secs} s."),
+                retry: true,
+            }
+        }
+        Failure::Http { status: 503, .. } if !has_partial => Recovery::Extractive,
+        Failure::Http { status, body, .. } => {
+            let detail = parse_error_body(body)
+                .map(|(_, m)| m)
+                .filter(|m| !m.trim().is_empty());
+            let message = match (status, detail) {
+                (400 | 413, Some(d)) => format!("The question could not be sent: {d}"),
+                (400 | 413, None) => "The question could not be sent (too long?).".into(),
+                (504, _) => "The assistant took too long to answer. Please retry.".into(),
+                (_, Some(d)) => format!("The assistant failed: {d}"),
+                (s, None) => format!("The assistant failed (error {s}). Please retry."),
+            };
+            fail(message, !matches!(status, 400 | 413))
+        }
+    }
+}
+
+/// Parses a `Retry-After` header given in seconds (HTTP dates are rare from our proxy and ignored).
+pub fn parse_retry_after(v: &str) -> Option<u64> {
+    v.trim().parse::<u64>().ok().map(|s| s.min(3600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn network_error_offers_retry() {
+        let r = recover(&Failure::Network("TypeError".into()), false);
+        assert!(
+            matches!(r, Recovery::Fail { retry: true, ref message } if message.contains("connection"))
+        );
+    }
+
+    #[test]
+    fn cut_stream_keeps_partial() {
+        assert!(matches!(
+            recover(&Failure::StreamCut, true),
+            Recovery::KeepPartial { .. }
+        ));
+        assert!(matches!(
+            recover(&Failure::StreamCut, false),
+            Recovery::Fail { retry: true, .. }
+        ));
+        let r = recover(
+            &Failure::StreamError {
+                code: None,
+                message: "upstream dropped".into(),
+            },
+            true,
+        );
+        assert_eq!(
+            r,
+            Recovery::KeepPartial {
+                message: "Incomplete answer: upstream dropped".into()
+            }
+        );
+    }
+
+    #[test]
+    fn rate_limit_says_when() {
+        let r = recover(
+            &Failure::Http {
+                status: 429,
+                retry_after: Some(7),
+                body: String::new(),
+            },
+            false,
+        );
+        assert_eq!(
+            r,
+            Recovery::Fail {
+                message: "Too many questions right now: try again in 7 s.".into(),
+                retry: true
+            }
+        );
+        let r = recover(
+            &Failure::Http {
+                status: 429,
+                retry_after: None,
+                body: String::new(),
+            },
+            false,
+        );
+        assert!(matches!(r, Recovery::Fail { ref message, .. } if message.contains("10 s")));
+        assert_eq!(parse_retry_after(" 12 "), Some(12));
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015"), None);
+    }
+
+    #[test]
+    fn no_upstream_switches_to_extractive() {
+        let body = "{\"error\":{\"code\":\"no_upstream\",\"message\":\"No LLM configured\"}}";
+        let r = recover(
+            &Failure::Http {
+                status: 503,
+                retry_after: None,
+                body: body.into(),
+            },
+            false,
+        );
+        assert_eq!(r, Recovery::Extractive);
+    }
+
+    #[test]
+    fn other_statuses_pass_message() {
+        let body = "{\"error\":{\"code\":\"upstream\",\"message\":\"model overloaded\"}}";
+        let r = recover(
+            &Failure::Http {
+                status: 502,
+                retry_after: None,
+                body: body.into(),
+            },
+            false,
+        );
+        assert_eq!(
+            r,
+            Recovery::Fail {
+                message: "The assistant failed: model overloaded".into(),
+                retry: true
+            }
+        );
+        let r = recover(
+            &Failure::Http {
+                status: 413,
+                retry_after: None,
+                body: String::new(),
+            },
+            false,
+        );
+        assert!(matches!(r, Recovery::Fail { retry: false, .. }));
+    }
+
+    #[test]
+    fn stop_keeps_what_arrived() {
+        assert_eq!(
+            recover(&Failure::Aborted, true),
+            Recovery::KeepPartial {
+                message: "Stopped.".into()
+            }
+        );
+    }
+}

@@ -1,0 +1,266 @@
+//! The one adapter between the widget and the retrieval core (`book-retrieval`).
+//!
+//! The widget only sees the [`Retriever`] trait. [`MemoryRetriever`] is a small in-memory implementation
+//! for tests and for running the UI before the real index is wired; the asset manifest is parsed here too.
+//! TODO(lead): implement `Retriever` for the real `book_retrieval::Index` + `ChunkTexts` (+ `Encoder`).
+
+use book_retrieval::ChunkMeta;
+use serde::Deserialize;
+
+use crate::source::Source;
+use crate::text::{content_words, stem, words};
+
+/// Sources asked for by default.
+pub const DEFAULT_TOP_K: usize = 5;
+/// Sources asked for at most.
+pub const MAX_TOP_K: usize = 20;
+
+/// A search result: ranked sources, and whether nothing passed the relevance threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retrieved {
+    /// Best first. When `refused`, the nearest (sub-threshold) sections, for the refusal's links.
+    pub sources: Vec<Source>,
+    pub refused: bool,
+    /// The index's relevance threshold (for confidence).
+    pub threshold: f32,
+}
+
+/// Searches the book.
+pub trait Retriever {
+    /// Top `k` (clamped to 1..=[`MAX_TOP_K`]) sources for `query`; chunks of `current_page_url` get a boost.
+    fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved;
+    /// Number of chunks (0 = nothing loaded).
+    fn len(&self) -> usize;
+    /// Whether the index is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// `{indexUrl}/manifest.json`: names the content-hashed asset files.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub content_hash: String,
+    pub files: ManifestFiles,
+}
+
+/// File names inside the asset folder.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ManifestFiles {
+    pub index: String,
+    pub chunks: String,
+    #[serde(default)]
+    pub encoder: Option<String>,
+}
+
+/// Why the manifest is unusable; shown to the reader as "the book's index could not be loaded".
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("the index manifest is not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("the index manifest has format version {0}; this widget reads version 1")]
+    Version(u32),
+    #[error("the index manifest names an unsafe file: {0}")]
+    BadName(String),
+}
+
+impl Manifest {
+    /// Parses and checks a manifest (file names must be plain names inside the folder).
+    pub fn parse(json: &str) -> Result<Self, ManifestError> {
+        let m: Manifest = serde_json::from_str(json)?;
+        if m.format_version != 1 {
+            return Err(ManifestError::Version(m.format_version));
+        }
+        let names = [
+            Some(&m.files.index),
+            Some(&m.files.chunks),
+            m.files.encoder.as_ref(),
+        ];
+        for n in names.into_iter().flatten() {
+            if n.is_empty()
+                || n.contains('/')
+                || n.contains('\\')
+                || n.contains("..")
+                || n.contains(':')
+            {
+                return Err(ManifestError::BadName(n.clone()));
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// Joins the asset folder URL and a file name.
+pub fn asset_url(index_url: &str, file: &str) -> String {
+    format!("{}/{}", index_url.trim_end_matches('/'), file)
+}
+
+/// Strips `#anchor` and a trailing slash so page URLs compare equal.
+pub fn page_of(url: &str) -> &str {
+    let u = url.split('#').next().unwrap_or(url);
+    let u = u.split('?').next().unwrap_or(u);
+    if u.len() > 1 {
+        u.trim_end_matches('/')
+    } else {
+        u
+    }
+}
+
+/// In-memory retriever: term-overlap scoring with a current-page boost. For tests and demos only.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryRetriever {
+    chunks: Vec<(ChunkMeta, String)>,
+    threshold: f32,
+}
+
+impl MemoryRetriever {
+    /// A retriever over `chunks`; scores below `threshold` count as not relevant.
+    pub fn new(chunks: Vec<(ChunkMeta, String)>, threshold: f32) -> Self {
+        Self { chunks, threshold }
+    }
+}
+
+impl Retriever for MemoryRetriever {
+    fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved {
+        let k = k.clamp(1, MAX_TOP_K);
+        let q: Vec<String> = content_words(query).iter().map(|w| stem(w)).collect();
+        let mut scored: Vec<(f32, usize)> = self
+            .chunks
+            .iter()
+            .enumerate()
+            .map(|(i, (meta, text))| {
+                let hay: Vec<String> = words(&format!(
+                    "{} {} {}",
+                    meta.headings.join(" "),
+                    meta.chapter,
+                    text
+                ))
+                .iter()
+                .map(|w| stem(w))
+                .collect();
+                let hits = q.iter().filter(|t| hay.contains(t)).count() as f32;
+                let boost = match current_page_url {
+                    Some(p) if hits > 0.0 && page_of(p) == page_of(&meta.url) => 1.2,
+                    _ => 1.0,
+                };
+                (hits * boost, i)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let refused = scored.first().is_none_or(|s| s.0 < self.threshold);
+        let sources = scored
+            .into_iter()
+            .take(k)
+            .filter(|(s, _)| refused || *s >= self.threshold)
+            .filter_map(|(score, i)| {
+                let (meta, text) = self.chunks.get(i)?;
+                Some(Source {
+                    chunk: i as u32,
+                    chapter: meta.chapter.clone(),
+                    section: meta.section.clone(),
+                    url: meta.url.clone(),
+                    text: text.clone(),
+                    score,
+                })
+            })
+            .collect();
+        Retrieved {
+            sources,
+            refused,
+            threshold: self.threshold,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.chunks.len()
+    }
+}
+
+/// A chunk description for tests and demos.
+pub fn demo_meta(i: u32, chapter: &str, section: Option<&str>, url: &str) -> ChunkMeta {
+    ChunkMeta {
+        id: format!("c{i}"),
+        module: "Book".into(),
+        chapter: chapter.into(),
+        section: section.map(Into::into),
+        headings: std::iter::once(chapter.to_string())
+            .chain(section.map(Into::into))
+            .collect(),
+        url: url.into(),
+        path: format!("c{i}.md"),
+        has_code: false,
+        page: i,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn retriever() -> MemoryRetriever {
+        MemoryRetriever::new(
+            vec![
+                (
+                    demo_meta(0, "ROS 2", Some("Nodes"), "/docs/ros#nodes"),
+                    "A node is a process in the ROS graph.".into(),
+                ),
+                (
+                    demo_meta(1, "ROS 2", Some("Topics"), "/docs/ros#topics"),
+                    "Topics carry messages between nodes.".into(),
+                ),
+                (
+                    demo_meta(2, "Gazebo", Some("Worlds"), "/docs/gazebo#worlds"),
+                    "A world file describes the scene.".into(),
+                ),
+            ],
+            1.0,
+        )
+    }
+
+    #[test]
+    fn finds_and_ranks() {
+        let r = retriever().search("What is a ROS node?", 5, None);
+        assert!(!r.refused);
+        assert_eq!(r.sources[0].section.as_deref(), Some("Nodes"));
+        assert!(r.sources.iter().all(|s| s.score >= 1.0));
+    }
+
+    #[test]
+    fn refuses_off_topic_with_nearest() {
+        let r = retriever().search("best pizza recipe", 3, None);
+        assert!(r.refused);
+        assert_eq!(
+            r.sources.len(),
+            3,
+            "nearest sections are still listed for the refusal"
+        );
+    }
+
+    #[test]
+    fn current_page_boost() {
+        let r = retriever().search("scene messages", 5, Some("/docs/gazebo/"));
+        assert_eq!(r.sources[0].section.as_deref(), Some("Worlds"));
+    }
+
+    #[test]
+    fn manifest_parsing() {
+        let ok = r#"{"format_version":1,"content_hash":"ab","files":{"index":"index.ab.bin","chunks":"chunks.ab.bin","encoder":"encoder.ab.bin"}}"#;
+        let m = Manifest::parse(ok).unwrap();
+        assert_eq!(
+            asset_url("/book-index/", &m.files.index),
+            "/book-index/index.ab.bin"
+        );
+        assert!(
+            Manifest::parse(&ok.replace("\"format_version\":1", "\"format_version\":2")).is_err()
+        );
+        assert!(Manifest::parse(&ok.replace("index.ab.bin", "../x")).is_err());
+        assert!(Manifest::parse("{").is_err());
+    }
+
+    #[test]
+    fn page_comparison() {
+        assert_eq!(page_of("/docs/a/#x"), "/docs/a");
+        assert_eq!(page_of("/"), "/");
+    }
+}

@@ -1,0 +1,74 @@
+//! Text the reader selected in the article: bounded to 1000 characters, cut with a visible notice.
+
+use crate::source::cut_at_word;
+
+/// Longest selection kept, in characters.
+pub const MAX_SELECTION_CHARS: usize = 1000;
+
+/// A captured selection, ready to quote in the panel and the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// Whitespace-collapsed text, at most [`MAX_SELECTION_CHARS`] characters.
+    pub text: String,
+    /// Length of the original (collapsed) selection in characters.
+    pub original_chars: usize,
+}
+
+impl Selection {
+    /// Whether the selection was cut.
+    pub fn truncated(&self) -> bool {
+        self.original_chars > MAX_SELECTION_CHARS
+    }
+
+    /// The notice shown when the selection was cut.
+    pub fn notice(&self) -> Option<String> {
+        self.truncated().then(|| {
+            format!(
+                "Your selection was {} characters; only the first {} are used.",
+                self.original_chars, MAX_SELECTION_CHARS
+            )
+        })
+    }
+}
+
+/// Captures a raw DOM selection string; `None` when it holds no visible text.
+pub fn capture(raw: &str) -> Option<Selection> {
+    let collapsed = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.is_empty() {
+        return None;
+    }
+    let original_chars = collapsed.chars().count();
+    let text = cut_at_word(&collapsed, MAX_SELECTION_CHARS);
+    Some(Selection {
+        text,
+        original_chars,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_selection_is_kept() {
+        let s = capture("  A  robot\n arm ").unwrap();
+        assert_eq!(s.text, "A robot arm");
+        assert!(!s.truncated());
+        assert_eq!(s.notice(), None);
+    }
+
+    #[test]
+    fn empty_selection_is_none() {
+        assert_eq!(capture(" \n "), None);
+    }
+
+    #[test]
+    fn long_selection_is_cut_with_notice() {
+        let raw = "word ".repeat(400);
+        let s = capture(&raw).unwrap();
+        assert!(s.text.chars().count() <= MAX_SELECTION_CHARS);
+        assert!(s.text.ends_with('…'));
+        assert!(s.truncated());
+        assert!(s.notice().unwrap().contains("1999"));
+    }
+}

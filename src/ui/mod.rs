@@ -1,0 +1,1 @@
+//! The Leptos widget and its browser plumbing (wasm32).
