@@ -1,0 +1,174 @@
+//! `encoder.bin`: the shipped int8 encoder (see `FORMAT.md`, section "Encoder file").
+
+use super::{Encoder, EncoderConfig, Layer, LayerNorm, Linear, WordEmbeddings, MODEL_ID};
+use crate::binio::{Reader, Writer};
+use crate::error::AssetError;
+use crate::hash::content_hash;
+use crate::tokenizer::WordPiece;
+
+/// First bytes of an encoder file.
+pub const ENCODER_MAGIC: &[u8; 8] = b"BKCHENC\0";
+/// The encoder file format version this build reads and writes.
+pub const ENCODER_VERSION: u32 = 1;
+const WHAT: &str = "encoder file";
+
+impl Encoder {
+    /// Serializes a quantized encoder. Returns an error if any layer is still f32.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, AssetError> {
+        let mut body = Writer::default();
+        let c = &self.config;
+        for v in [c.hidden, c.layers, c.heads, c.intermediate, c.max_positions] {
+            body.u32(v as u32);
+        }
+        body.str(&self.vocab_text);
+        match &self.words {
+            WordEmbeddings::I8 { row_of, q, scale } => {
+                body.u16s(row_of);
+                body.i8s(q);
+                body.f32s(scale);
+            }
+            WordEmbeddings::F32(_) => return Err(not_quantized()),
+        }
+        body.f32s(&self.positions);
+        body.f32s(&self.token_type);
+        write_norm(&mut body, &self.embed_norm);
+        for l in &self.layers {
+            for lin in [&l.query, &l.key, &l.value, &l.attn_out] {
+                write_linear(&mut body, lin)?;
+            }
+            write_norm(&mut body, &l.attn_norm);
+            write_linear(&mut body, &l.ff_in)?;
+            write_linear(&mut body, &l.ff_out)?;
+            write_norm(&mut body, &l.ff_norm);
+        }
+        let mut out = Writer::default();
+        out.buf.extend_from_slice(ENCODER_MAGIC);
+        out.u32(ENCODER_VERSION);
+        out.str(MODEL_ID);
+        out.str(&content_hash(&body.buf));
+        out.bytes(&body.buf);
+        Ok(out.buf)
+    }
+
+    /// Loads `encoder.bin`, checking magic, version, model, hash and every shape. Never panics.
+    pub fn from_bytes(data: &[u8]) -> Result<Encoder, AssetError> {
+        let mut r = Reader::new(data, WHAT);
+        if r.take(8).map_err(|_| AssetError::BadMagic { what: WHAT })? != ENCODER_MAGIC {
+            return Err(AssetError::BadMagic { what: WHAT });
+        }
+        let version = r.u32()?;
+        if version != ENCODER_VERSION {
+            return Err(AssetError::UnsupportedVersion { what: WHAT, found: version, supported: ENCODER_VERSION });
+        }
+        let model = r.str()?;
+        if model != MODEL_ID {
+            return Err(AssetError::Mismatch { what: WHAT, reason: format!("model {model}, expected {MODEL_ID}") });
+        }
+        let hash = r.str()?.to_string();
+        let body = r.bytes()?;
+        if content_hash(body) != hash {
+            return Err(AssetError::HashMismatch { what: WHAT });
+        }
+        let mut r = Reader::new(body, WHAT);
+        let mut dims = [0usize; 5];
+        for d in dims.iter_mut() {
+            *d = r.u32()? as usize;
+        }
+        let config = EncoderConfig {
+            hidden: dims[0],
+            layers: dims[1],
+            heads: dims[2],
+            intermediate: dims[3],
+            max_positions: dims[4],
+        };
+        let expected = EncoderConfig { max_positions: config.max_positions, ..EncoderConfig::MINILM_L6 };
+        if config != expected || config.max_positions == 0 || config.max_positions > 512 {
+            return Err(corrupt(format!("unexpected model shape {config:?}")));
+        }
+        let h = config.hidden;
+        let vocab_text = r.str()?.to_string();
+        let tokenizer = WordPiece::from_vocab_text(&vocab_text).map_err(|e| corrupt(e.to_string()))?;
+        let row_of = r.u16s()?;
+        let q = r.i8s()?;
+        let scale = r.f32s()?;
+        let rows = scale.len();
+        if q.len() != rows * h || row_of.len() != tokenizer.vocab_len() {
+            return Err(corrupt("word embedding table has the wrong size".into()));
+        }
+        if row_of.iter().any(|&x| x != super::NO_ROW && x as usize >= rows)
+            || row_of.get(tokenizer.unk_id() as usize).is_none_or(|&x| x == super::NO_ROW)
+        {
+            return Err(corrupt("word embedding row map points outside the table".into()));
+        }
+        let words = WordEmbeddings::I8 { row_of, q, scale };
+        let positions = r.f32s()?;
+        let token_type = r.f32s()?;
+        if positions.len() != config.max_positions * h || token_type.len() != h {
+            return Err(corrupt("position or token type embeddings have the wrong size".into()));
+        }
+        let embed_norm = read_norm(&mut r, h)?;
+        let mut layers = Vec::with_capacity(config.layers);
+        for _ in 0..config.layers {
+            let query = read_linear(&mut r, h, h)?;
+            let key = read_linear(&mut r, h, h)?;
+            let value = read_linear(&mut r, h, h)?;
+            let attn_out = read_linear(&mut r, h, h)?;
+            let attn_norm = read_norm(&mut r, h)?;
+            let ff_in = read_linear(&mut r, config.intermediate, h)?;
+            let ff_out = read_linear(&mut r, h, config.intermediate)?;
+            let ff_norm = read_norm(&mut r, h)?;
+            layers.push(Layer { query, key, value, attn_out, attn_norm, ff_in, ff_out, ff_norm });
+        }
+        if !r.is_empty() {
+            return Err(corrupt("trailing bytes after the last layer".into()));
+        }
+        Ok(Encoder { config, tokenizer, vocab_text, words, positions, token_type, embed_norm, layers })
+    }
+}
+
+fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
+    match l {
+        Linear::I8 { q, scale, b, out, inp } => {
+            w.u32(*out as u32);
+            w.u32(*inp as u32);
+            w.i8s(q);
+            w.f32s(scale);
+            w.f32s(b);
+            Ok(())
+        }
+        Linear::F32 { .. } => Err(not_quantized()),
+    }
+}
+
+fn read_linear(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, AssetError> {
+    let (o, i) = (r.u32()? as usize, r.u32()? as usize);
+    let q = r.i8s()?;
+    let scale = r.f32s()?;
+    let b = r.f32s()?;
+    if o != out || i != inp || q.len() != out * inp || scale.len() != out || b.len() != out {
+        return Err(corrupt(format!("layer of shape {o}x{i} where {out}x{inp} was expected")));
+    }
+    Ok(Linear::I8 { q, scale, b, out, inp })
+}
+
+fn write_norm(w: &mut Writer, n: &LayerNorm) {
+    w.f32s(&n.gamma);
+    w.f32s(&n.beta);
+}
+
+fn read_norm(r: &mut Reader, h: usize) -> Result<LayerNorm, AssetError> {
+    let gamma = r.f32s()?;
+    let beta = r.f32s()?;
+    if gamma.len() != h || beta.len() != h {
+        return Err(corrupt("layer norm has the wrong size".into()));
+    }
+    Ok(LayerNorm { gamma, beta })
+}
+
+fn corrupt(reason: String) -> AssetError {
+    AssetError::Corrupt { what: WHAT, reason }
+}
+
+fn not_quantized() -> AssetError {
+    AssetError::Corrupt { what: WHAT, reason: "only a quantized encoder can be written".into() }
+}

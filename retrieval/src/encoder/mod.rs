@@ -1,0 +1,290 @@
+//! The question encoder: all-MiniLM-L6-v2 (a 6-layer BERT), mean-pooled and L2-normalized, as
+//! sentence-transformers runs it.
+//!
+//! A compact forward pass of our own rather than candle: one sequence at a time needs no tensor
+//! library, and the whole encoder (tokenizer included) stays a few tens of KB of wasm.
+
+mod file;
+mod linear;
+
+pub use linear::{dot_i8, quantize_into, quantize_rows, Linear};
+
+use crate::tokenizer::WordPiece;
+
+/// Sentence-transformers' `max_seq_length` for this model: longer inputs are truncated.
+pub const MAX_TOKENS: usize = 256;
+/// Model id written into assets so a mismatch between index and encoder is caught.
+pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+/// Shape of the transformer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncoderConfig {
+    pub hidden: usize,
+    pub layers: usize,
+    pub heads: usize,
+    pub intermediate: usize,
+    pub max_positions: usize,
+}
+
+impl EncoderConfig {
+    /// all-MiniLM-L6-v2.
+    pub const MINILM_L6: EncoderConfig =
+        EncoderConfig { hidden: 384, layers: 6, heads: 12, intermediate: 1536, max_positions: 512 };
+}
+
+/// Layer normalization parameters.
+#[derive(Debug, Clone)]
+pub struct LayerNorm {
+    pub gamma: Vec<f32>,
+    pub beta: Vec<f32>,
+}
+
+impl LayerNorm {
+    fn apply(&self, x: &mut [f32]) {
+        let h = self.gamma.len();
+        for row in x.chunks_exact_mut(h) {
+            let mean = row.iter().sum::<f32>() / h as f32;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
+            let inv = 1.0 / (var + 1e-12).sqrt();
+            for ((v, g), b) in row.iter_mut().zip(&self.gamma).zip(&self.beta) {
+                *v = (*v - mean) * inv * g + b;
+            }
+        }
+    }
+}
+
+/// One transformer block.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    pub query: Linear,
+    pub key: Linear,
+    pub value: Linear,
+    pub attn_out: Linear,
+    pub attn_norm: LayerNorm,
+    pub ff_in: Linear,
+    pub ff_out: Linear,
+    pub ff_norm: LayerNorm,
+}
+
+/// Word embeddings, possibly pruned: `row_of[id]` is the stored row of token `id`, or `NO_ROW`.
+#[derive(Debug, Clone)]
+pub enum WordEmbeddings {
+    /// The full f32 table (build time).
+    F32(Vec<f32>),
+    /// Pruned int8 rows with one scale each (shipped).
+    I8 { row_of: Vec<u16>, q: Vec<i8>, scale: Vec<f32> },
+}
+
+/// Marks a vocabulary id whose embedding row was pruned; it is embedded as `[UNK]`.
+pub const NO_ROW: u16 = u16::MAX;
+
+/// The encoder: tokenizer, embeddings and transformer layers.
+#[derive(Debug, Clone)]
+pub struct Encoder {
+    pub config: EncoderConfig,
+    pub tokenizer: WordPiece,
+    /// The vocabulary text (vocab.txt), kept to write the asset.
+    pub vocab_text: String,
+    pub words: WordEmbeddings,
+    /// Position embeddings (max_positions × hidden).
+    pub positions: Vec<f32>,
+    /// Token type 0 embedding (single-sentence input).
+    pub token_type: Vec<f32>,
+    pub embed_norm: LayerNorm,
+    pub layers: Vec<Layer>,
+}
+
+impl Encoder {
+    /// Output dimension.
+    pub fn dim(&self) -> usize {
+        self.config.hidden
+    }
+
+    /// Embeds `text` into a unit-length vector (mean pooling over tokens, then L2 normalization).
+    pub fn encode(&self, text: &str) -> Vec<f32> {
+        let max = MAX_TOKENS.min(self.config.max_positions);
+        let ids = self.tokenizer.encode(text, max);
+        self.encode_ids(&ids)
+    }
+
+    /// Embeds already tokenized ids (with `[CLS]`/`[SEP]`).
+    pub fn encode_ids(&self, ids: &[u32]) -> Vec<f32> {
+        let h = self.config.hidden;
+        let n = ids.len().min(self.config.max_positions);
+        if n == 0 {
+            return vec![0.0; h];
+        }
+        let mut x = vec![0f32; n * h];
+        for (t, (&id, row)) in ids.iter().zip(x.chunks_exact_mut(h)).enumerate() {
+            self.word_row(id, row);
+            let pos = &self.positions[t * h..(t + 1) * h];
+            for ((v, p), ty) in row.iter_mut().zip(pos).zip(&self.token_type) {
+                *v += p + ty;
+            }
+        }
+        self.embed_norm.apply(&mut x);
+        let mut scratch = Scratch::default();
+        for layer in &self.layers {
+            self.block(layer, &mut x, n, &mut scratch);
+        }
+        let mut pooled = vec![0f32; h];
+        for row in x.chunks_exact(h) {
+            for (p, v) in pooled.iter_mut().zip(row) {
+                *p += v;
+            }
+        }
+        normalize(&mut pooled);
+        pooled
+    }
+
+    fn word_row(&self, id: u32, out: &mut [f32]) {
+        let h = self.config.hidden;
+        match &self.words {
+            WordEmbeddings::F32(table) => {
+                let id = id as usize;
+                if let Some(src) = table.get(id * h..(id + 1) * h) {
+                    out.copy_from_slice(src);
+                }
+            }
+            WordEmbeddings::I8 { row_of, q, scale } => {
+                let unk = row_of.get(self.tokenizer.unk_id() as usize).copied().unwrap_or(0);
+                let mut r = row_of.get(id as usize).copied().unwrap_or(NO_ROW);
+                if r == NO_ROW {
+                    r = unk;
+                }
+                let r = r as usize;
+                if let (Some(src), Some(&s)) = (q.get(r * h..(r + 1) * h), scale.get(r)) {
+                    for (o, v) in out.iter_mut().zip(src) {
+                        *o = *v as f32 * s;
+                    }
+                }
+            }
+        }
+    }
+
+    fn block(&self, l: &Layer, x: &mut [f32], n: usize, s: &mut Scratch) {
+        let h = self.config.hidden;
+        let heads = self.config.heads;
+        let d = h / heads;
+        l.query.forward(x, n, &mut s.q);
+        l.key.forward(x, n, &mut s.k);
+        l.value.forward(x, n, &mut s.v);
+        s.ctx.clear();
+        s.ctx.resize(n * h, 0.0);
+        s.probs.resize(n, 0.0);
+        let scale = 1.0 / (d as f32).sqrt();
+        for head in 0..heads {
+            let off = head * d;
+            for i in 0..n {
+                let qi = &s.q[i * h + off..i * h + off + d];
+                let mut max = f32::NEG_INFINITY;
+                for j in 0..n {
+                    let kj = &s.k[j * h + off..j * h + off + d];
+                    let sc = qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f32>() * scale;
+                    s.probs[j] = sc;
+                    max = max.max(sc);
+                }
+                let mut sum = 0.0;
+                for p in s.probs[..n].iter_mut() {
+                    *p = (*p - max).exp();
+                    sum += *p;
+                }
+                let ctx = &mut s.ctx[i * h + off..i * h + off + d];
+                for j in 0..n {
+                    let w = s.probs[j] / sum;
+                    let vj = &s.v[j * h + off..j * h + off + d];
+                    for (c, v) in ctx.iter_mut().zip(vj) {
+                        *c += w * v;
+                    }
+                }
+            }
+        }
+        l.attn_out.forward(&s.ctx, n, &mut s.o);
+        for (xv, ov) in x.iter_mut().zip(&s.o) {
+            *xv += ov;
+        }
+        l.attn_norm.apply(x);
+        l.ff_in.forward(x, n, &mut s.ff);
+        for v in s.ff.iter_mut() {
+            *v = gelu(*v);
+        }
+        l.ff_out.forward(&s.ff, n, &mut s.o);
+        for (xv, ov) in x.iter_mut().zip(&s.o) {
+            *xv += ov;
+        }
+        l.ff_norm.apply(x);
+    }
+
+    /// The shipped form: int8 layers, and word embeddings kept only for `keep[id] == true`
+    /// (plus the special tokens), int8 per row.
+    pub fn quantized(&self, keep: &[bool]) -> Encoder {
+        let h = self.config.hidden;
+        let words = match &self.words {
+            WordEmbeddings::F32(table) => {
+                let vocab = table.len() / h;
+                let mut row_of = vec![NO_ROW; vocab];
+                let mut rows = Vec::new();
+                for id in 0..vocab {
+                    // [PAD], [UNK], [CLS], [SEP], [MASK] and the unused ids before them are always kept.
+                    let special = id <= 103;
+                    if (keep.get(id).copied().unwrap_or(false) || special) && rows.len() / h < NO_ROW as usize {
+                        row_of[id] = (rows.len() / h) as u16;
+                        rows.extend_from_slice(&table[id * h..(id + 1) * h]);
+                    }
+                }
+                let (q, scale) = quantize_rows(&rows, h);
+                WordEmbeddings::I8 { row_of, q, scale }
+            }
+            other => other.clone(),
+        };
+        let layers = self
+            .layers
+            .iter()
+            .map(|l| Layer {
+                query: l.query.quantized(),
+                key: l.key.quantized(),
+                value: l.value.quantized(),
+                attn_out: l.attn_out.quantized(),
+                attn_norm: l.attn_norm.clone(),
+                ff_in: l.ff_in.quantized(),
+                ff_out: l.ff_out.quantized(),
+                ff_norm: l.ff_norm.clone(),
+            })
+            .collect();
+        let positions_kept = MAX_TOKENS.min(self.config.max_positions);
+        Encoder {
+            config: EncoderConfig { max_positions: positions_kept, ..self.config },
+            tokenizer: self.tokenizer.clone(),
+            vocab_text: self.vocab_text.clone(),
+            words,
+            positions: self.positions[..positions_kept * h].to_vec(),
+            token_type: self.token_type.clone(),
+            embed_norm: self.embed_norm.clone(),
+            layers,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Scratch {
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    ctx: Vec<f32>,
+    o: Vec<f32>,
+    ff: Vec<f32>,
+    probs: Vec<f32>,
+}
+
+/// GELU with the exact error function, as BERT's `hidden_act = "gelu"`.
+fn gelu(x: f32) -> f32 {
+    0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// Scales `v` to unit length (zero vectors stay zero).
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
