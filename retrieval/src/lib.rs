@@ -1,16 +1,27 @@
 //! The retrieval core shared by the index builder (native) and the chat widget (wasm32).
 //!
 //! The CLI's `query` and the browser run exactly this code: loading the asset, encoding the
-//! question, searching, fusing and thresholding.
+//! question, searching, fusing and thresholding. The asset format is specified in `FORMAT.md`.
 
-#[allow(dead_code)] // a few readers are used only by one of the two asset files
+pub mod analyzer;
+#[allow(dead_code)] // a few readers are used only by one of the asset files
 mod binio;
+pub mod bm25;
 pub mod chunk;
 pub mod encoder;
 pub mod error;
 pub mod hash;
+pub mod index;
+pub mod manifest;
+pub mod texts;
 pub mod tokenizer;
+pub mod vectors;
 
 pub use chunk::{Chunk, ChunkMeta};
 pub use encoder::Encoder;
 pub use error::AssetError;
+pub use index::{Hit, Index, IndexMeta, Mode, PageInfo, SearchRequest, SearchResults, SearchSettings};
+pub use manifest::Manifest;
+pub use texts::ChunkTexts;
+
+pub use binio::Writer as BinWriter;

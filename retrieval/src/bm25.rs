@@ -1,0 +1,250 @@
+//! BM25F over chunks: body text plus boosted heading and title fields, with postings compact
+//! enough to ship in the asset.
+
+use std::collections::HashMap;
+
+use crate::analyzer::analyze;
+use crate::binio::{Reader, Writer};
+use crate::error::AssetError;
+
+/// Field weights and BM25 parameters, stored in the asset so the browser scores as the builder tuned.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Bm25Params {
+    pub k1: f32,
+    pub b: f32,
+    /// Weight of a term occurrence in the section's own heading.
+    pub heading_weight: f32,
+    /// Weight of a term occurrence in the ancestor headings and page title.
+    pub title_weight: f32,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Self { k1: 1.2, b: 0.75, heading_weight: 3.0, title_weight: 1.5 }
+    }
+}
+
+/// Term frequencies are stored in quarter units so that field weights survive as integers.
+const TF_UNIT: f32 = 4.0;
+
+/// The fields of one chunk, as the builder hands them in.
+#[derive(Debug, Clone, Copy)]
+pub struct Bm25Doc<'a> {
+    pub body: &'a str,
+    pub heading: &'a str,
+    pub titles: &'a str,
+}
+
+/// The searchable BM25 index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bm25 {
+    params: Bm25Params,
+    terms: Vec<String>,
+    lookup: HashMap<String, u32>,
+    /// `offsets[t]..offsets[t+1]` are term t's postings.
+    offsets: Vec<u32>,
+    docs: Vec<u32>,
+    tfs: Vec<u16>,
+    doc_len: Vec<f32>,
+    avg_len: f32,
+}
+
+impl Bm25 {
+    /// Indexes the documents (one per chunk, in chunk order).
+    pub fn build(docs: &[Bm25Doc], params: Bm25Params) -> Bm25 {
+        let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+        let mut doc_len = Vec::with_capacity(docs.len());
+        for (i, d) in docs.iter().enumerate() {
+            let mut tf: HashMap<String, f32> = HashMap::new();
+            let mut len = 0.0;
+            for (text, w) in [(d.body, 1.0), (d.heading, params.heading_weight), (d.titles, params.title_weight)] {
+                for t in analyze(text) {
+                    *tf.entry(t).or_default() += w;
+                    len += w;
+                }
+            }
+            doc_len.push(len);
+            for (t, f) in tf {
+                postings.entry(t).or_default().push((i as u32, f));
+            }
+        }
+        let mut terms: Vec<String> = postings.keys().cloned().collect();
+        terms.sort_unstable();
+        let mut offsets = vec![0u32];
+        let (mut ds, mut tfs) = (Vec::new(), Vec::new());
+        for t in &terms {
+            let mut list = postings.remove(t).unwrap_or_default();
+            list.sort_unstable_by_key(|p| p.0);
+            for (d, f) in list {
+                ds.push(d);
+                tfs.push((f * TF_UNIT).round().clamp(1.0, u16::MAX as f32) as u16);
+            }
+            offsets.push(ds.len() as u32);
+        }
+        Self::assemble(params, terms, offsets, ds, tfs, doc_len)
+    }
+
+    fn assemble(
+        params: Bm25Params,
+        terms: Vec<String>,
+        offsets: Vec<u32>,
+        docs: Vec<u32>,
+        tfs: Vec<u16>,
+        doc_len: Vec<f32>,
+    ) -> Bm25 {
+        let lookup = terms.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+        let avg_len = if doc_len.is_empty() { 1.0 } else { (doc_len.iter().sum::<f32>() / doc_len.len() as f32).max(1.0) };
+        Bm25 { params, terms, lookup, offsets, docs, tfs, doc_len, avg_len }
+    }
+
+    /// Number of indexed chunks.
+    pub fn len(&self) -> usize {
+        self.doc_len.len()
+    }
+
+    /// Whether no chunk is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.doc_len.is_empty()
+    }
+
+    fn idf(&self, df: usize) -> f32 {
+        let n = self.len() as f32;
+        ((n - df as f32 + 0.5) / (df as f32 + 0.5) + 1.0).ln()
+    }
+
+    /// Scores every chunk containing a query term. Returns the scores (dense, one per chunk) and
+    /// the query's coverage by each chunk: the share of the query's IDF mass it matches, a
+    /// model-free signal of whether the book talks about the question at all.
+    pub fn score(&self, query: &str) -> Bm25Scores {
+        let mut terms = analyze(query);
+        terms.sort_unstable();
+        terms.dedup();
+        let mut scores = vec![0f32; self.len()];
+        let mut matched = vec![0f32; self.len()];
+        let mut total_idf = 0.0;
+        // A word the book never uses weighs as much as the rarest possible term.
+        let unseen_idf = self.idf(0);
+        let Bm25Params { k1, b, .. } = self.params;
+        for t in &terms {
+            let Some(&ti) = self.lookup.get(t) else {
+                total_idf += unseen_idf;
+                continue;
+            };
+            let (lo, hi) = (self.offsets[ti as usize] as usize, self.offsets[ti as usize + 1] as usize);
+            let idf = self.idf(hi - lo);
+            total_idf += idf;
+            for p in lo..hi {
+                let d = self.docs[p] as usize;
+                let tf = self.tfs[p] as f32 / TF_UNIT;
+                let norm = k1 * (1.0 - b + b * self.doc_len[d] / self.avg_len);
+                scores[d] += idf * tf * (k1 + 1.0) / (tf + norm);
+                matched[d] += idf;
+            }
+        }
+        let coverage = if total_idf > 0.0 { matched.iter().map(|m| m / total_idf).collect() } else { matched };
+        Bm25Scores { scores, coverage, query_terms: terms.len() }
+    }
+
+    /// Serializes the index section of the asset.
+    pub fn write(&self, w: &mut Writer) {
+        let p = self.params;
+        for v in [p.k1, p.b, p.heading_weight, p.title_weight] {
+            w.f32(v);
+        }
+        w.str(&self.terms.join("\n"));
+        w.u32s(&self.offsets);
+        // Doc ids delta-encoded per term: small numbers that deflate well.
+        let mut deltas = Vec::with_capacity(self.docs.len());
+        for t in 0..self.terms.len() {
+            let mut prev = 0;
+            for &d in &self.docs[self.offsets[t] as usize..self.offsets[t + 1] as usize] {
+                deltas.push(d - prev);
+                prev = d;
+            }
+        }
+        w.u32s(&deltas);
+        w.u16s(&self.tfs);
+        w.f32s(&self.doc_len);
+    }
+
+    /// Reads the section written by [`Bm25::write`], validating every offset and id.
+    pub fn read(r: &mut Reader, chunk_count: usize) -> Result<Bm25, AssetError> {
+        let corrupt = |reason: &str| AssetError::Corrupt { what: "index BM25 section", reason: reason.into() };
+        let params = Bm25Params { k1: r.finite_f32()?, b: r.finite_f32()?, heading_weight: r.finite_f32()?, title_weight: r.finite_f32()? };
+        let joined = r.str()?;
+        let terms: Vec<String> = if joined.is_empty() { Vec::new() } else { joined.split('\n').map(str::to_string).collect() };
+        let offsets = r.u32s()?;
+        let deltas = r.u32s()?;
+        let tfs = r.u16s()?;
+        let doc_len = r.f32s()?;
+        if offsets.len() != terms.len() + 1
+            || offsets.first() != Some(&0)
+            || offsets.windows(2).any(|w| w[0] > w[1])
+            || offsets.last().copied() != Some(deltas.len() as u32)
+            || tfs.len() != deltas.len()
+            || doc_len.len() != chunk_count
+        {
+            return Err(corrupt("postings do not add up"));
+        }
+        let mut docs = Vec::with_capacity(deltas.len());
+        for t in 0..terms.len() {
+            let mut prev = 0u32;
+            for &d in &deltas[offsets[t] as usize..offsets[t + 1] as usize] {
+                prev = prev.checked_add(d).filter(|&v| (v as usize) < chunk_count).ok_or_else(|| corrupt("posting points past the last chunk"))?;
+                docs.push(prev);
+            }
+        }
+        Ok(Self::assemble(params, terms, offsets, docs, tfs, doc_len))
+    }
+}
+
+/// Per-chunk BM25 results for one query.
+#[derive(Debug, Clone)]
+pub struct Bm25Scores {
+    pub scores: Vec<f32>,
+    pub coverage: Vec<f32>,
+    /// Distinct analyzed terms in the query (0: nothing searchable was asked).
+    pub query_terms: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs() -> Vec<Bm25Doc<'static>> {
+        vec![
+            Bm25Doc { body: "Publishers send messages on topics.", heading: "Publishing", titles: "ROS 2 Nodes" },
+            Bm25Doc { body: "Gazebo simulates physics and sensors.", heading: "Physics", titles: "Simulation" },
+            Bm25Doc { body: "A topic carries messages between nodes.", heading: "Topics", titles: "ROS 2 Nodes" },
+        ]
+    }
+
+    #[test]
+    fn ranks_matching_chunks_and_round_trips() {
+        let idx = Bm25::build(&docs(), Bm25Params::default());
+        let s = idx.score("how do I publish messages?");
+        assert!(s.scores[0] > s.scores[2] && s.scores[2] > 0.0 && s.scores[1] == 0.0);
+        let mut w = Writer::default();
+        idx.write(&mut w);
+        let back = Bm25::read(&mut Reader::new(&w.buf, "t"), 3).unwrap();
+        assert_eq!(back, idx);
+    }
+
+    #[test]
+    fn coverage_is_low_for_unrelated_questions() {
+        let idx = Bm25::build(&docs(), Bm25Params::default());
+        let s = idx.score("capital of Peru");
+        assert!(s.coverage.iter().all(|&c| c == 0.0));
+        let s = idx.score("gazebo physics");
+        assert!(s.coverage[1] > 0.99);
+    }
+
+    #[test]
+    fn corrupt_postings_are_errors() {
+        let idx = Bm25::build(&docs(), Bm25Params::default());
+        let mut w = Writer::default();
+        idx.write(&mut w);
+        assert!(Bm25::read(&mut Reader::new(&w.buf, "t"), 2).is_err());
+        assert!(Bm25::read(&mut Reader::new(&w.buf[..w.buf.len() - 3], "t"), 3).is_err());
+    }
+}

@@ -1,0 +1,362 @@
+//! The index asset (`index.<hash>.bin`): chunk metadata, quantized vectors and BM25, and the search
+//! that fuses them. See `FORMAT.md`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::binio::{Reader, Writer};
+use crate::bm25::Bm25;
+use crate::chunk::ChunkMeta;
+use crate::error::AssetError;
+use crate::hash::content_hash;
+use crate::vectors::QuantizedVectors;
+
+/// First bytes of an index file.
+pub const INDEX_MAGIC: &[u8; 8] = b"BKCHIDX\0";
+/// The index format version this build reads and writes.
+pub const INDEX_VERSION: u32 = 1;
+/// Largest number of results a caller may ask for.
+pub const MAX_K: usize = 20;
+/// Results returned when the caller does not say.
+pub const DEFAULT_K: usize = 5;
+/// Decompressed sections larger than this are treated as corrupt (no zip bombs).
+const MAX_SECTION_BYTES: usize = 512 << 20;
+const WHAT: &str = "index file";
+
+/// How the search combines and thresholds its signals; tuned by `index-builder eval` and stored in
+/// the asset so the browser and the CLI behave identically.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SearchSettings {
+    /// Weight of the dense score in the fusion (the BM25 weight is `1 - dense_weight`).
+    pub dense_weight: f32,
+    /// Added to the fused score of chunks on the page the reader is viewing.
+    pub current_page_boost: f32,
+    /// With the encoder: refuse when the best chunk's cosine is below this…
+    pub min_dense: f32,
+    /// …unless the best chunk also covers at least this share of the question's terms.
+    pub dense_rescue_coverage: f32,
+    /// Without the encoder (BM25 only): refuse when no chunk covers this share of the question's terms.
+    pub min_coverage: f32,
+    /// Candidates taken from each retriever before fusion, per result asked for.
+    pub candidates_per_result: usize,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self {
+            dense_weight: 0.6,
+            current_page_boost: 0.05,
+            min_dense: 0.30,
+            dense_rescue_coverage: 0.75,
+            min_coverage: 0.5,
+            candidates_per_result: 10,
+        }
+    }
+}
+
+/// One page of the book, for citations of the page as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageInfo {
+    pub url: String,
+    pub title: String,
+    pub path: String,
+    pub module: String,
+}
+
+/// Everything in the index besides vectors and postings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexMeta {
+    pub chunks: Vec<ChunkMeta>,
+    pub pages: Vec<PageInfo>,
+    pub settings: SearchSettings,
+    /// Title of the book, for prompts.
+    pub book_title: String,
+}
+
+/// Which signals a search uses: hybrid is the default; the others exist for evaluation and for
+/// the time before the encoder has arrived in the browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Hybrid,
+    Bm25Only,
+    DenseOnly,
+}
+
+/// A question to the index.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchRequest<'a> {
+    pub query: &'a str,
+    /// The encoded question; `None` until the encoder has loaded (then BM25 alone is used).
+    pub query_vector: Option<&'a [f32]>,
+    pub k: usize,
+    /// URL (without anchor) of the page the reader is on; its chunks get a boost.
+    pub current_page_url: Option<&'a str>,
+    pub mode: Mode,
+    /// Exact f32 vectors (one row per chunk) to use instead of the quantized ones: evaluation only.
+    pub exact_vectors: Option<&'a [f32]>,
+}
+
+impl<'a> SearchRequest<'a> {
+    /// A hybrid search for `query` with default settings.
+    pub fn new(query: &'a str, query_vector: Option<&'a [f32]>) -> Self {
+        Self { query, query_vector, k: DEFAULT_K, current_page_url: None, mode: Mode::Hybrid, exact_vectors: None }
+    }
+}
+
+/// One result: a chunk, with the signals that ranked it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    pub chunk: u32,
+    /// Fused score, in [0, 1] plus any page boost.
+    pub score: f32,
+    /// Cosine of question and chunk, when the encoder was used.
+    pub dense: Option<f32>,
+    pub bm25: f32,
+    /// Share of the question's term weight that the chunk contains.
+    pub coverage: f32,
+}
+
+/// The results of a search: best first, one per section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResults {
+    pub hits: Vec<Hit>,
+    /// Nothing passed the relevance threshold: the book does not cover the question. `hits` then
+    /// holds the nearest sections anyway, for "see also" links.
+    pub refused: bool,
+    /// Which signals were used.
+    pub mode: Mode,
+}
+
+/// A loaded index.
+#[derive(Debug, Clone)]
+pub struct Index {
+    pub model_id: String,
+    pub content_hash: String,
+    pub meta: IndexMeta,
+    pub vectors: QuantizedVectors,
+    pub bm25: Bm25,
+}
+
+impl Index {
+    /// Number of chunks.
+    pub fn len(&self) -> usize {
+        self.meta.chunks.len()
+    }
+
+    /// Whether the index has no chunks.
+    pub fn is_empty(&self) -> bool {
+        self.meta.chunks.is_empty()
+    }
+
+    /// Metadata of chunk `i`.
+    pub fn chunk(&self, i: u32) -> Option<&ChunkMeta> {
+        self.meta.chunks.get(i as usize)
+    }
+
+    /// Vector dimension.
+    pub fn dim(&self) -> usize {
+        self.vectors.dim
+    }
+
+    /// Serializes the index.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, AssetError> {
+        let meta = serde_json::to_vec(&self.meta).map_err(|e| corrupt(format!("metadata: {e}")))?;
+        let mut bm = Writer::default();
+        self.bm25.write(&mut bm);
+        let mut body = Writer::default();
+        body.bytes(&miniz_oxide::deflate::compress_to_vec(&meta, 9));
+        body.i8s(&self.vectors.codes);
+        body.f32s(&self.vectors.scales);
+        body.bytes(&miniz_oxide::deflate::compress_to_vec(&bm.buf, 9));
+        let mut out = Writer::default();
+        out.buf.extend_from_slice(INDEX_MAGIC);
+        out.u32(INDEX_VERSION);
+        out.str(&self.model_id);
+        out.u32(self.vectors.dim as u32);
+        out.u32(self.len() as u32);
+        out.str(&content_hash(&body.buf));
+        out.bytes(&body.buf);
+        Ok(out.buf)
+    }
+
+    /// Loads an index file, validating magic, version, hash, counts, dimension and every number.
+    /// `expected_dim` is the encoder's dimension when one is in use.
+    pub fn from_bytes(data: &[u8], expected_dim: Option<usize>) -> Result<Index, AssetError> {
+        let mut r = Reader::new(data, WHAT);
+        if r.take(8).map_err(|_| AssetError::BadMagic { what: WHAT })? != INDEX_MAGIC {
+            return Err(AssetError::BadMagic { what: WHAT });
+        }
+        let version = r.u32()?;
+        if version != INDEX_VERSION {
+            return Err(AssetError::UnsupportedVersion { what: WHAT, found: version, supported: INDEX_VERSION });
+        }
+        let model_id = r.str()?.to_string();
+        let dim = r.u32()? as usize;
+        let count = r.u32()? as usize;
+        let hash = r.str()?.to_string();
+        let body = r.bytes()?;
+        if content_hash(body) != hash {
+            return Err(AssetError::HashMismatch { what: WHAT });
+        }
+        if dim == 0 || dim > 4096 {
+            return Err(corrupt(format!("dimension {dim}")));
+        }
+        if let Some(expected) = expected_dim.filter(|&e| e != dim) {
+            return Err(AssetError::DimensionMismatch { what: WHAT, expected, found: dim });
+        }
+        let mut r = Reader::new(body, WHAT);
+        let meta_bytes = inflate(r.bytes()?)?;
+        let meta: IndexMeta = serde_json::from_slice(&meta_bytes).map_err(|e| corrupt(format!("metadata: {e}")))?;
+        let codes = r.i8s()?;
+        let scales = r.f32s()?;
+        let bm_bytes = inflate(r.bytes()?)?;
+        if meta.chunks.len() != count || scales.len() != count || codes.len() != count * dim {
+            return Err(corrupt("chunk, vector and scale counts disagree".into()));
+        }
+        if meta.chunks.iter().any(|c| c.page as usize >= meta.pages.len()) {
+            return Err(corrupt("a chunk points to a page that does not exist".into()));
+        }
+        if !settings_are_sane(&meta.settings) {
+            return Err(corrupt("search settings out of range".into()));
+        }
+        let bm25 = Bm25::read(&mut Reader::new(&bm_bytes, "index BM25 section"), count)?;
+        Ok(Index { model_id, content_hash: hash, meta, vectors: QuantizedVectors { dim, codes, scales }, bm25 })
+    }
+
+    /// Searches the book. Never panics: a bad vector (wrong length, NaN) falls back to BM25 alone.
+    pub fn search(&self, req: &SearchRequest) -> SearchResults {
+        let k = req.k.clamp(1, MAX_K);
+        let s = &self.meta.settings;
+        let n = self.len();
+        let bm = self.bm25.score(req.query);
+        let qv = req
+            .query_vector
+            .filter(|v| v.len() == self.dim() && v.iter().all(|x| x.is_finite()))
+            .filter(|_| req.mode != Mode::Bm25Only);
+        let mode = match (req.mode, qv) {
+            (Mode::Bm25Only, _) | (_, None) => Mode::Bm25Only,
+            (m, Some(_)) => m,
+        };
+        let pool = (k * s.candidates_per_result.max(1)).min(n);
+        // Candidates: the best of each retriever.
+        let mut cand: Vec<u32> = Vec::with_capacity(pool * 2);
+        if mode != Mode::DenseOnly {
+            cand.extend(top_indices(&bm.scores, pool).into_iter().filter(|&i| bm.scores[i as usize] > 0.0));
+        }
+        let dense_of = |i: u32| -> Option<f32> {
+            let q = qv?;
+            Some(match req.exact_vectors {
+                Some(ev) if ev.len() == n * self.dim() => {
+                    ev[i as usize * self.dim()..(i as usize + 1) * self.dim()].iter().zip(q).map(|(a, b)| a * b).sum()
+                }
+                _ => self.vectors.exact(q, i as usize),
+            })
+        };
+        if let Some(q) = qv {
+            match req.exact_vectors {
+                Some(ev) if ev.len() == n * self.dim() => {
+                    cand.extend(crate::vectors::exact_search(ev, self.dim(), q, pool).into_iter().map(|p| p.0))
+                }
+                _ => cand.extend(self.vectors.search(q, pool).into_iter().map(|p| p.0)),
+            }
+        }
+        cand.sort_unstable();
+        cand.dedup();
+        let max_bm = cand.iter().map(|&i| bm.scores[i as usize]).fold(0f32, f32::max);
+        let mut hits: Vec<Hit> = cand
+            .into_iter()
+            .map(|i| {
+                let dense = dense_of(i);
+                let b = bm.scores[i as usize];
+                let b_norm = if max_bm > 0.0 { b / max_bm } else { 0.0 };
+                let score = match (mode, dense) {
+                    (Mode::Hybrid, Some(d)) => s.dense_weight * d.max(0.0) + (1.0 - s.dense_weight) * b_norm,
+                    (Mode::DenseOnly, Some(d)) => d,
+                    _ => b_norm,
+                };
+                Hit { chunk: i, score, dense, bm25: b, coverage: bm.coverage[i as usize] }
+            })
+            .collect();
+        if let Some(url) = req.current_page_url {
+            for h in hits.iter_mut() {
+                let page = self.meta.chunks[h.chunk as usize].page as usize;
+                if self.meta.pages.get(page).is_some_and(|p| same_page(&p.url, url)) {
+                    h.score += s.current_page_boost;
+                }
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        // One result per section: the parts of a long section compete for one slot.
+        let mut seen = std::collections::HashSet::new();
+        hits.retain(|h| {
+            let c = &self.meta.chunks[h.chunk as usize];
+            seen.insert((c.page, c.section.clone(), c.url.clone()))
+        });
+        hits.truncate(k);
+        let refused = self.is_refusal(&hits, mode, bm.query_terms);
+        SearchResults { hits, refused, mode }
+    }
+
+    /// The relevance threshold: does anything found actually answer the question?
+    fn is_refusal(&self, hits: &[Hit], mode: Mode, query_terms: usize) -> bool {
+        let s = &self.meta.settings;
+        let best_cov = hits.iter().map(|h| h.coverage).fold(0f32, f32::max);
+        match mode {
+            Mode::Bm25Only => query_terms == 0 || best_cov < s.min_coverage,
+            _ => {
+                let best_dense = hits.iter().filter_map(|h| h.dense).fold(f32::MIN, f32::max);
+                best_dense < s.min_dense && best_cov < s.dense_rescue_coverage
+            }
+        }
+    }
+}
+
+fn settings_are_sane(s: &SearchSettings) -> bool {
+    let unit = |v: f32| v.is_finite() && (-1.0..=1.0).contains(&v);
+    unit(s.dense_weight)
+        && unit(s.current_page_boost)
+        && unit(s.min_dense)
+        && unit(s.dense_rescue_coverage)
+        && unit(s.min_coverage)
+        && (1..=1000).contains(&s.candidates_per_result)
+}
+
+/// Whether two URLs name the same page (anchors, query strings and a trailing slash ignored).
+pub fn same_page(a: &str, b: &str) -> bool {
+    fn path(u: &str) -> &str {
+        let u = u.split(['#', '?']).next().unwrap_or(u);
+        let u = u.find("://").map_or(u, |i| u[i + 3..].find('/').map_or("/", |j| &u[i + 3 + j..]));
+        u.trim_end_matches('/')
+    }
+    path(a) == path(b)
+}
+
+/// Indices of the `k` largest values, in no particular order.
+fn top_indices(values: &[f32], k: usize) -> Vec<u32> {
+    let mut idx: Vec<u32> = (0..values.len() as u32).collect();
+    if k < idx.len() && k > 0 {
+        idx.select_nth_unstable_by(k - 1, |&a, &b| values[b as usize].total_cmp(&values[a as usize]));
+        idx.truncate(k);
+    } else if k == 0 {
+        idx.clear();
+    }
+    idx
+}
+
+/// Inflates a deflate section, refusing anything implausibly large.
+pub(crate) fn inflate(data: &[u8]) -> Result<Vec<u8>, AssetError> {
+    miniz_oxide::inflate::decompress_to_vec_with_limit(data, MAX_SECTION_BYTES)
+        .map_err(|e| corrupt(format!("compressed section does not inflate ({:?})", e.status)))
+}
+
+fn corrupt(reason: String) -> AssetError {
+    AssetError::Corrupt { what: WHAT, reason }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn same_page_ignores_anchor_host_and_slash() {
+        assert!(super::same_page("/docs/intro#setup", "http://127.0.0.1:8080/docs/intro/"));
+        assert!(!super::same_page("/docs/intro", "/docs/intro-2"));
+    }
+}

@@ -1,0 +1,84 @@
+//! The chunk-text file (`chunks.<hash>.bin`): the text of every chunk, compressed, shipped beside
+//! the index so the widget can fetch it after the index (for prompts, excerpts and extractive answers).
+
+use crate::binio::{Reader, Writer};
+use crate::error::AssetError;
+use crate::hash::content_hash;
+
+/// First bytes of a chunk-text file.
+pub const TEXTS_MAGIC: &[u8; 8] = b"BKCHTXT\0";
+/// The chunk-text format version this build reads and writes.
+pub const TEXTS_VERSION: u32 = 1;
+const WHAT: &str = "chunk text file";
+
+/// The texts of all chunks, in chunk order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkTexts {
+    /// Content hash of the index these texts belong to.
+    pub index_hash: String,
+    texts: Vec<String>,
+}
+
+impl ChunkTexts {
+    /// Wraps the texts of the index with hash `index_hash`.
+    pub fn new(index_hash: String, texts: Vec<String>) -> Self {
+        Self { index_hash, texts }
+    }
+
+    /// Text of chunk `i`.
+    pub fn get(&self, i: u32) -> Option<&str> {
+        self.texts.get(i as usize).map(String::as_str)
+    }
+
+    /// Number of texts.
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+
+    /// Serializes (texts deflated as one JSON array).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, AssetError> {
+        let json = serde_json::to_vec(&self.texts).map_err(|e| AssetError::Corrupt { what: WHAT, reason: e.to_string() })?;
+        let body = miniz_oxide::deflate::compress_to_vec(&json, 9);
+        let mut w = Writer::default();
+        w.buf.extend_from_slice(TEXTS_MAGIC);
+        w.u32(TEXTS_VERSION);
+        w.str(&self.index_hash);
+        w.str(&content_hash(&body));
+        w.u32(self.texts.len() as u32);
+        w.bytes(&body);
+        Ok(w.buf)
+    }
+
+    /// Loads a chunk-text file; `index_hash` and `count` must match the loaded index.
+    pub fn from_bytes(data: &[u8], index_hash: &str, count: usize) -> Result<Self, AssetError> {
+        let mut r = Reader::new(data, WHAT);
+        if r.take(8).map_err(|_| AssetError::BadMagic { what: WHAT })? != TEXTS_MAGIC {
+            return Err(AssetError::BadMagic { what: WHAT });
+        }
+        let version = r.u32()?;
+        if version != TEXTS_VERSION {
+            return Err(AssetError::UnsupportedVersion { what: WHAT, found: version, supported: TEXTS_VERSION });
+        }
+        let for_index = r.str()?.to_string();
+        if for_index != index_hash {
+            return Err(AssetError::Mismatch { what: WHAT, reason: format!("built for index {for_index}, loaded index is {index_hash}") });
+        }
+        let hash = r.str()?.to_string();
+        let n = r.u32()? as usize;
+        let body = r.bytes()?;
+        if content_hash(body) != hash {
+            return Err(AssetError::HashMismatch { what: WHAT });
+        }
+        let json = crate::index::inflate(body)?;
+        let texts: Vec<String> = serde_json::from_slice(&json).map_err(|e| AssetError::Corrupt { what: WHAT, reason: e.to_string() })?;
+        if texts.len() != n || n != count {
+            return Err(AssetError::Mismatch { what: WHAT, reason: format!("{} texts for {count} chunks", texts.len()) });
+        }
+        Ok(Self { index_hash: for_index, texts })
+    }
+}
