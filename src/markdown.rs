@@ -103,16 +103,11 @@ fn heading_level(l: HeadingLevel) -> u8 {
 pub fn render(markdown: &str, n_sources: usize) -> Vec<Node> {
     let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     // Stack of open elements; `None` marks a container we flatten (e.g. an unsafe link or an image).
-    let mut stack: Vec<(Option<Kind>, Vec<Node>)> = vec![(None, Vec::new())];
+    let mut stack: Vec<Frame> = vec![(None, Vec::new())];
     let mut code_block: Option<(Option<String>, String)> = None;
     let mut text = String::new();
 
-    fn flush(
-        text: &mut String,
-        stack: &mut [(Option<Kind>, Vec<Node>)],
-        n_sources: usize,
-        in_link: bool,
-    ) {
+    fn flush(text: &mut String, stack: &mut [Frame], n_sources: usize, in_link: bool) {
         if text.is_empty() {
             return;
         }
@@ -129,7 +124,7 @@ pub fn render(markdown: &str, n_sources: usize) -> Vec<Node> {
             });
         }
     }
-    let in_link = |stack: &[(Option<Kind>, Vec<Node>)]| {
+    let in_link = |stack: &[Frame]| {
         stack
             .iter()
             .any(|(k, _)| matches!(k, Some(Kind::Link { .. })))
@@ -192,22 +187,7 @@ pub fn render(markdown: &str, n_sources: usize) -> Vec<Node> {
                         };
                         stack.push((kind, Vec::new()));
                     }
-                    Event::End(_) => {
-                        if stack.len() > 1 {
-                            if let Some((kind, children)) = stack.pop() {
-                                match kind {
-                                    Some(kind) => {
-                                        push(&mut stack, Node::Element { kind, children })
-                                    }
-                                    None => {
-                                        if let Some(top) = stack.last_mut() {
-                                            top.1.extend(children);
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    Event::End(_) if stack.len() > 1 => close_top(&mut stack),
                     _ => {}
                 }
             }
@@ -220,21 +200,29 @@ pub fn render(markdown: &str, n_sources: usize) -> Vec<Node> {
     let il = in_link(&stack);
     flush(&mut text, &mut stack, n_sources, il);
     while stack.len() > 1 {
-        if let Some((kind, children)) = stack.pop() {
-            match kind {
-                Some(kind) => push(&mut stack, Node::Element { kind, children }),
-                None => {
-                    if let Some(top) = stack.last_mut() {
-                        top.1.extend(children);
-                    }
-                }
-            }
-        }
+        close_top(&mut stack);
     }
     stack.pop().map(|(_, c)| c).unwrap_or_default()
 }
 
-fn push(stack: &mut [(Option<Kind>, Vec<Node>)], node: Node) {
+/// Closes the innermost open element into its parent (a flattened container gives its children).
+fn close_top(stack: &mut Vec<Frame>) {
+    if let Some((kind, children)) = stack.pop() {
+        match kind {
+            Some(kind) => push(stack, Node::Element { kind, children }),
+            None => {
+                if let Some(top) = stack.last_mut() {
+                    top.1.extend(children);
+                }
+            }
+        }
+    }
+}
+
+/// An open element: its kind (`None` = flattened) and children so far.
+type Frame = (Option<Kind>, Vec<Node>);
+
+fn push(stack: &mut [Frame], node: Node) {
     if let Some(top) = stack.last_mut() {
         top.1.push(node);
     }

@@ -38,11 +38,14 @@ pub trait Retriever {
 }
 
 /// `{indexUrl}/manifest.json`: names the content-hashed asset files.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Manifest {
     pub format_version: u32,
     pub content_hash: String,
     pub files: ManifestFiles,
+    /// Relevance threshold for the development (JSON) format; the binary index carries its own.
+    #[serde(default)]
+    pub threshold: Option<f32>,
 }
 
 /// File names inside the asset folder.
@@ -105,6 +108,39 @@ pub fn page_of(url: &str) -> &str {
     } else {
         u
     }
+}
+
+/// Why the book's index could not be made usable in the browser.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error("the book's passages are corrupt: {0}")]
+    Chunks(String),
+    #[error("this widget build cannot read the binary index yet")]
+    NotWired,
+}
+
+/// Builds the retriever from the downloaded asset files.
+///
+/// A `chunks` file named `*.json` (a JSON array of `book_retrieval::Chunk`) is the development format,
+/// searched by [`MemoryRetriever`] with the manifest's optional `threshold`.
+/// TODO(lead): binary `index.<hash>.bin` + `chunks.<hash>.bin` through `book_retrieval::Index`/`ChunkTexts`.
+pub fn from_assets(
+    manifest: &Manifest,
+    _index: &[u8],
+    chunks: &[u8],
+) -> Result<Box<dyn Retriever>, LoadError> {
+    if manifest.files.chunks.ends_with(".json") {
+        let list: Vec<book_retrieval::Chunk> =
+            serde_json::from_slice(chunks).map_err(|e| LoadError::Chunks(e.to_string()))?;
+        let items = list.into_iter().map(|c| (c.meta, c.text)).collect();
+        return Ok(Box::new(MemoryRetriever::new(
+            items,
+            manifest.threshold.unwrap_or(1.0),
+        )));
+    }
+    Err(LoadError::NotWired)
 }
 
 /// In-memory retriever: term-overlap scoring with a current-page boost. For tests and demos only.
@@ -256,6 +292,23 @@ mod tests {
         );
         assert!(Manifest::parse(&ok.replace("index.ab.bin", "../x")).is_err());
         assert!(Manifest::parse("{").is_err());
+    }
+
+    #[test]
+    fn json_dev_assets_load() {
+        let m = Manifest::parse(r#"{"format_version":1,"content_hash":"x","files":{"index":"i.bin","chunks":"c.json"}}"#).unwrap();
+        let chunks = serde_json::to_vec(&vec![book_retrieval::Chunk {
+            meta: demo_meta(0, "ROS 2", Some("Nodes"), "/docs/ros#nodes"),
+            text: "A node is a process.".into(),
+        }])
+        .unwrap();
+        let r = from_assets(&m, b"", &chunks).unwrap();
+        assert_eq!(r.len(), 1);
+        assert!(!r.search("ros node", 5, None).refused);
+        assert!(matches!(
+            from_assets(&m, b"", b"[{"),
+            Err(LoadError::Chunks(_))
+        ));
     }
 
     #[test]

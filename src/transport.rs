@@ -68,6 +68,9 @@ impl Script {
     }
 }
 
+/// A canned GET result.
+type GetResult = Result<Vec<u8>, Failure>;
+
 #[derive(Default)]
 struct AbortState {
     aborted: bool,
@@ -93,7 +96,7 @@ impl Future for WaitAbort {
 #[derive(Default, Clone)]
 pub struct ScriptedTransport {
     scripts: Rc<RefCell<VecDeque<Script>>>,
-    gets: Rc<RefCell<HashMap<String, Result<Vec<u8>, Failure>>>>,
+    gets: Rc<RefCell<HashMap<String, GetResult>>>,
     /// (url, body) of every POST, in order.
     pub requests: Rc<RefCell<Vec<(String, String)>>>,
     abort: Rc<RefCell<AbortState>>,

@@ -1,0 +1,96 @@
+//! Turns the safe Markdown tree into Leptos views: only text nodes and a fixed set of elements,
+//! citations as links to the numbered sources.
+
+use leptos::prelude::*;
+
+use crate::markdown::{safe_href, Kind, Node};
+use crate::source::SourceRef;
+
+/// Renders `nodes`; `[n]` links to `sources[n-1]`.
+pub fn render(nodes: Vec<Node>, sources: &[SourceRef]) -> Vec<AnyView> {
+    nodes.into_iter().map(|n| node(n, sources)).collect()
+}
+
+fn cite(n: usize, sources: &[SourceRef]) -> AnyView {
+    match sources.get(n.wrapping_sub(1)) {
+        Some(s) => {
+            let label = s.label();
+            let href = safe_href(&s.url).unwrap_or_else(|| "#".into());
+            view! {
+                <a class="bc-cite" href=href title=label.clone() aria-label=format!("Source {n}: {label}")>
+                    {format!("[{n}]")}
+                </a>
+            }
+            .into_any()
+        }
+        None => ().into_any(),
+    }
+}
+
+fn node(n: Node, sources: &[SourceRef]) -> AnyView {
+    match n {
+        Node::Text(t) => t.into_any(),
+        Node::Code(c) => view! { <code>{c}</code> }.into_any(),
+        Node::Cite(v) => v
+            .into_iter()
+            .map(|n| cite(n, sources))
+            .collect::<Vec<_>>()
+            .into_any(),
+        Node::SoftBreak => " ".into_any(),
+        Node::HardBreak => view! { <br /> }.into_any(),
+        Node::Rule => view! { <hr /> }.into_any(),
+        Node::CodeBlock { lang, code } => {
+            let copy = code.clone();
+            let copied = RwSignal::new(false);
+            view! {
+                <pre>
+                    <button
+                        type="button"
+                        class="bc-btn bc-copy"
+                        on:click=move |_| {
+                            super::web::copy_text(&copy);
+                            copied.set(true);
+                        }
+                    >
+                        {move || if copied.get() { "Copied" } else { "Copy" }}
+                    </button>
+                    <code data-lang=lang.unwrap_or_default()>{code}</code>
+                </pre>
+            }
+            .into_any()
+        }
+        Node::Element { kind, children } => {
+            let c = render(children, sources);
+            match kind {
+                Kind::Paragraph => view! { <p>{c}</p> }.into_any(),
+                Kind::Heading(l) if l <= 2 => view! { <h3>{c}</h3> }.into_any(),
+                Kind::Heading(_) => view! { <h4>{c}</h4> }.into_any(),
+                Kind::BlockQuote => view! { <blockquote>{c}</blockquote> }.into_any(),
+                Kind::List { start: None } => view! { <ul>{c}</ul> }.into_any(),
+                Kind::List { start: Some(s) } => {
+                    view! { <ol start=s.to_string()>{c}</ol> }.into_any()
+                }
+                Kind::Item => view! { <li>{c}</li> }.into_any(),
+                Kind::Emphasis => view! { <em>{c}</em> }.into_any(),
+                Kind::Strong => view! { <strong>{c}</strong> }.into_any(),
+                Kind::Strikethrough => view! { <del>{c}</del> }.into_any(),
+                Kind::Link { href } => {
+                    let external = href.starts_with("http://") || href.starts_with("https://");
+                    view! {
+                        <a
+                            href=href
+                            rel="noopener noreferrer nofollow"
+                            target=if external { "_blank" } else { "_self" }
+                        >
+                            {c}
+                        </a>
+                    }
+                    .into_any()
+                }
+                Kind::Table => view! { <table><tbody>{c}</tbody></table> }.into_any(),
+                Kind::TableRow => view! { <tr>{c}</tr> }.into_any(),
+                Kind::TableCell => view! { <td>{c}</td> }.into_any(),
+            }
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Browser plumbing: `fetch` with a streaming body reader and an AbortController (the real
+//! [`Transport`]), localStorage, clock, random ids, and the page context (title, nearest heading, selection).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit, Response};
+
+use crate::errors::{parse_retry_after, Failure};
+use crate::transport::{BytesSink, LocalFuture, Transport};
+
+/// `fetch`-based transport.
+#[derive(Default)]
+pub struct WebTransport {
+    controller: RefCell<Option<AbortController>>,
+    aborted: Rc<Cell<bool>>,
+}
+
+fn js_err(e: &JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            Reflect::get(e, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+        })
+        .unwrap_or_else(|| "network error".to_string())
+}
+
+fn post_init(body: &str, signal: Option<&web_sys::AbortSignal>) -> RequestInit {
+    let init = RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&JsValue::from_str(body));
+    if let Ok(h) = Headers::new() {
+        let _ = h.append("Content-Type", "application/json");
+        init.set_headers_headers(&h);
+    }
+    init.set_signal(signal);
+    init
+}
+
+async fn http_failure(resp: &Response) -> Failure {
+    let status = resp.status();
+    let retry_after = resp
+        .headers()
+        .get("Retry-After")
+        .ok()
+        .flatten()
+        .and_then(|v| parse_retry_after(&v));
+    let body = match resp.text() {
+        Ok(p) => JsFuture::from(p)
+            .await
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    Failure::Http {
+        status,
+        retry_after,
+        body,
+    }
+}
+
+impl Transport for WebTransport {
+    fn stream(
+        &self,
+        url: &str,
+        body: String,
+        mut sink: BytesSink,
+    ) -> LocalFuture<Result<(), Failure>> {
+        let ctrl = AbortController::new().ok();
+        self.aborted.set(false);
+        let signal = ctrl.as_ref().map(|c| c.signal());
+        *self.controller.borrow_mut() = ctrl;
+        let aborted = self.aborted.clone();
+        let url = url.to_string();
+        Box::pin(async move {
+            let window = web_sys::window().ok_or_else(|| Failure::Network("no window".into()))?;
+            let init = post_init(&body, signal.as_ref());
+            let resp = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
+                .await
+                .map_err(|e| {
+                    if aborted.get() {
+                        Failure::Aborted
+                    } else {
+                        Failure::Network(js_err(&e))
+                    }
+                })?;
+            let resp: Response = resp
+                .dyn_into()
+                .map_err(|_| Failure::Network("bad response".into()))?;
+            if !resp.ok() {
+                return Err(http_failure(&resp).await);
+            }
+            let Some(stream) = resp.body() else {
+                return Ok(());
+            };
+            let reader: ReadableStreamDefaultReader = stream
+                .get_reader()
+                .dyn_into()
+                .map_err(|_| Failure::Network("no body reader".into()))?;
+            loop {
+                let chunk = JsFuture::from(reader.read()).await.map_err(|_| {
+                    if aborted.get() {
+                        Failure::Aborted
+                    } else {
+                        Failure::StreamCut
+                    }
+                })?;
+                if Reflect::get(&chunk, &"done".into())
+                    .ok()
+                    .and_then(|d| d.as_bool())
+                    .unwrap_or(true)
+                {
+                    break;
+                }
+                if let Ok(v) = Reflect::get(&chunk, &"value".into()) {
+                    if let Ok(arr) = v.dyn_into::<Uint8Array>() {
+                        sink(&arr.to_vec());
+                    }
+                }
+                if aborted.get() {
+                    let _ = reader.cancel();
+                    return Err(Failure::Aborted);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn post(&self, url: &str, body: String) -> LocalFuture<Result<u16, Failure>> {
+        let url = url.to_string();
+        Box::pin(async move {
+            let window = web_sys::window().ok_or_else(|| Failure::Network("no window".into()))?;
+            let init = post_init(&body, None);
+            let resp = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
+                .await
+                .map_err(|e| Failure::Network(js_err(&e)))?;
+            let resp: Response = resp
+                .dyn_into()
+                .map_err(|_| Failure::Network("bad response".into()))?;
+            Ok(resp.status())
+        })
+    }
+
+    fn get(&self, url: &str) -> LocalFuture<Result<Vec<u8>, Failure>> {
+        let url = url.to_string();
+        Box::pin(async move {
+            let window = web_sys::window().ok_or_else(|| Failure::Network("no window".into()))?;
+            let resp = JsFuture::from(window.fetch_with_str(&url))
+                .await
+                .map_err(|e| Failure::Network(js_err(&e)))?;
+            let resp: Response = resp
+                .dyn_into()
+                .map_err(|_| Failure::Network("bad response".into()))?;
+            if !resp.ok() {
+                return Err(http_failure(&resp).await);
+            }
+            let buf = resp
+                .array_buffer()
+                .map_err(|e| Failure::Network(js_err(&e)))?;
+            let buf = JsFuture::from(buf).await.map_err(|_| Failure::StreamCut)?;
+            Ok(Uint8Array::new(&buf).to_vec())
+        })
+    }
+
+    fn abort(&self) {
+        self.aborted.set(true);
+        if let Some(c) = self.controller.borrow().as_ref() {
+            c.abort();
+        }
+    }
+}
+
+/// Milliseconds since the epoch.
+pub fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// A fresh UUID v4 from `crypto.getRandomValues` (falls back to `Math.random` without it).
+pub fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    let ok = web_sys::window()
+        .and_then(|w| w.crypto().ok())
+        .map(|c| c.get_random_values_with_u8_array(&mut bytes).is_ok())
+        .unwrap_or(false);
+    if !ok {
+        for b in bytes.iter_mut() {
+            *b = (js_sys::Math::random() * 256.0) as u8;
+        }
+    }
+    crate::session::uuid_v4(bytes)
+}
+
+/// Reads a localStorage entry (None when storage is unavailable, e.g. blocked cookies).
+pub fn storage_get(key: &str) -> Option<String> {
+    web_sys::window()?
+        .local_storage()
+        .ok()??
+        .get_item(key)
+        .ok()?
+}
+
+/// Writes a localStorage entry; failures (quota, blocked storage) are ignored: the chat still works.
+pub fn storage_set(key: &str, value: &str) {
+    if let Some(s) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// The page's title without the site suffix (" | Book").
+pub fn page_title() -> String {
+    let t = web_sys::window()
+        .and_then(|w| w.document())
+        .map(|d| d.title())
+        .unwrap_or_default();
+    t.split(" | ").next().unwrap_or(&t).trim().to_string()
+}
+
+/// The page's path and query (what chunk URLs are compared with).
+pub fn page_url() -> String {
+    web_sys::window()
+        .map(|w| {
+            let l = w.location();
+            format!(
+                "{}{}",
+                l.pathname().unwrap_or_default(),
+                l.search().unwrap_or_default()
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// The article container of a Docusaurus page.
+pub const ARTICLE_SELECTOR: &str = ".theme-doc-markdown, article";
+
+/// The nearest heading above the top of the viewport (the section being read), else the first heading.
+pub fn nearest_heading() -> Option<String> {
+    let doc = web_sys::window()?.document()?;
+    let list = doc
+        .query_selector_all(".theme-doc-markdown h1, .theme-doc-markdown h2, .theme-doc-markdown h3, article h1, article h2, article h3")
+        .ok()?;
+    let mut best: Option<String> = None;
+    for i in 0..list.length() {
+        let Some(el) = list
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let top = el.get_bounding_client_rect().top();
+        let text = el
+            .text_content()
+            .unwrap_or_default()
+            .trim()
+            .trim_end_matches('#')
+            .trim()
+            .to_string();
+        if text.is_empty() {
+            continue;
+        }
+        if best.is_none() || top <= 80.0 {
+            best = Some(text);
+        }
+        if top > 80.0 && best.is_some() && i > 0 {
+            break;
+        }
+    }
+    best
+}
+
+/// The current text selection when it lies inside the article: its text and bounding rectangle.
+pub fn article_selection() -> Option<(String, web_sys::DomRect)> {
+    let window = web_sys::window()?;
+    let sel = window.get_selection().ok()??;
+    if sel.is_collapsed() || sel.range_count() == 0 {
+        return None;
+    }
+    let node = sel.anchor_node()?;
+    let el = match node.dyn_ref::<web_sys::Element>() {
+        Some(e) => e.clone(),
+        None => node.parent_element()?,
+    };
+    el.closest(ARTICLE_SELECTOR).ok()??;
+    let text: String = sel.to_string().into();
+    if text.trim().is_empty() {
+        return None;
+    }
+    let rect = sel.get_range_at(0).ok()?.get_bounding_client_rect();
+    Some((text, rect))
+}
+
+/// Copies text to the clipboard (best effort).
+pub fn copy_text(text: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
