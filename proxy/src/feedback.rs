@@ -1,0 +1,307 @@
+//! `POST /api/feedback` and its SQLite store (WAL, created on start).
+//!
+//! Privacy: the question's text is stored only with `--store-questions`; otherwise nothing
+//! about the question is kept (not even a hash: short questions are easy to guess from one).
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use rusqlite::{params, Connection};
+use serde::Deserialize;
+
+use crate::chat::read_body;
+use crate::error::ApiError;
+use crate::AppState;
+
+/// Longest stored answer excerpt, in characters (longer ones are cut, not refused).
+pub const MAX_EXCERPT_CHARS: usize = 2_000;
+/// Longest accepted question, in characters.
+pub const MAX_QUESTION_CHARS: usize = 16_000;
+/// Most cited URLs kept.
+pub const MAX_URLS: usize = 50;
+/// Largest feedback body.
+const MAX_BODY: usize = 64 * 1024;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS feedback (
+    id             INTEGER PRIMARY KEY,
+    created_at     INTEGER NOT NULL,               -- unix seconds
+    rating         TEXT    NOT NULL CHECK (rating IN ('up', 'down')),
+    refused        INTEGER NOT NULL DEFAULT 0,     -- the assistant said the book has no answer
+    session_id     TEXT,
+    question       TEXT,                           -- NULL unless --store-questions
+    question_key   TEXT,                           -- normalised question, for grouping
+    answer_excerpt TEXT,
+    cited_urls     TEXT    NOT NULL DEFAULT '[]'   -- JSON array
+);
+CREATE INDEX IF NOT EXISTS feedback_question_key ON feedback (question_key);
+PRAGMA user_version = 1;
+";
+
+/// Failures of the feedback store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite refused (bad path, full disk, corrupt file, ...).
+    #[error("feedback database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The connection's lock was poisoned by a panic elsewhere.
+    #[error("feedback database lock poisoned")]
+    Poisoned,
+}
+
+/// What the widget sends.
+#[derive(Debug, Deserialize)]
+pub struct FeedbackRequest {
+    /// `up` or `down`.
+    pub rating: String,
+    /// The widget's session.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The question asked (stored only with --store-questions).
+    #[serde(default)]
+    pub question: Option<String>,
+    /// The start of the answer.
+    #[serde(default)]
+    pub answer_excerpt: Option<String>,
+    /// Pages the answer cited.
+    #[serde(default)]
+    pub cited_urls: Vec<String>,
+    /// The assistant declined to answer from the book.
+    #[serde(default)]
+    pub refused: bool,
+}
+
+/// One row as stored; what tests and `report` read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// `up` or `down`.
+    pub rating: String,
+    /// Refused flag.
+    pub refused: bool,
+    /// Session id.
+    pub session_id: Option<String>,
+    /// Question text, if stored.
+    pub question: Option<String>,
+    /// Answer excerpt.
+    pub answer_excerpt: Option<String>,
+    /// Cited URLs.
+    pub cited_urls: Vec<String>,
+}
+
+/// The SQLite store. One connection behind a mutex: feedback is rare, writes are tiny.
+#[derive(Debug, Clone)]
+pub struct FeedbackStore {
+    conn: Arc<Mutex<Connection>>,
+    store_questions: bool,
+}
+
+impl FeedbackStore {
+    /// Opens (creating if needed) the database in WAL mode.
+    pub fn open(path: &Path, store_questions: bool) -> Result<Self, StoreError> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(Self {
+            conn: Arc::new(Mutex::new(conn)),
+            store_questions,
+        })
+    }
+
+    /// Checks a request and turns it into the row to store.
+    pub fn to_row(&self, req: FeedbackRequest) -> Result<Row, ApiError> {
+        if !matches!(req.rating.as_str(), "up" | "down") {
+            return Err(ApiError::bad_request("rating must be \"up\" or \"down\""));
+        }
+        if req
+            .session_id
+            .as_ref()
+            .is_some_and(|s| s.chars().count() > 128)
+        {
+            return Err(ApiError::bad_request(
+                "session_id is longer than 128 characters",
+            ));
+        }
+        if req
+            .question
+            .as_ref()
+            .is_some_and(|q| q.chars().count() > MAX_QUESTION_CHARS)
+        {
+            return Err(ApiError::bad_request(format!(
+                "question is longer than {MAX_QUESTION_CHARS} characters"
+            )));
+        }
+        if req.cited_urls.len() > MAX_URLS || req.cited_urls.iter().any(|u| u.len() > 2_000) {
+            return Err(ApiError::bad_request(format!(
+                "cited_urls: at most {MAX_URLS} URLs of at most 2000 bytes"
+            )));
+        }
+        Ok(Row {
+            rating: req.rating,
+            refused: req.refused,
+            session_id: req.session_id,
+            question: if self.store_questions {
+                req.question.filter(|q| !q.trim().is_empty())
+            } else {
+                None
+            },
+            answer_excerpt: req
+                .answer_excerpt
+                .map(|a| a.chars().take(MAX_EXCERPT_CHARS).collect()),
+            cited_urls: req.cited_urls,
+        })
+    }
+
+    /// Stores one row; returns its id. Blocking: call from `spawn_blocking`.
+    pub fn insert(&self, row: &Row) -> Result<i64, StoreError> {
+        let conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        let urls = serde_json::to_string(&row.cited_urls).unwrap_or_else(|_| "[]".into());
+        conn.execute(
+            "INSERT INTO feedback (created_at, rating, refused, session_id, question, question_key,
+                                   answer_excerpt, cited_urls)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                now,
+                row.rating,
+                row.refused,
+                row.session_id,
+                row.question,
+                row.question.as_deref().map(question_key),
+                row.answer_excerpt,
+                urls
+            ],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+}
+
+/// Reads every row back, oldest first (for tests and tools).
+pub fn read_all(path: &Path) -> Result<Vec<Row>, StoreError> {
+    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let mut stmt = conn.prepare(
+        "SELECT rating, refused, session_id, question, answer_excerpt, cited_urls
+         FROM feedback ORDER BY id",
+    )?;
+    let rows = stmt
+        .query_map([], |r| {
+            let urls: String = r.get(5)?;
+            Ok(Row {
+                rating: r.get(0)?,
+                refused: r.get(1)?,
+                session_id: r.get(2)?,
+                question: r.get(3)?,
+                answer_excerpt: r.get(4)?,
+                cited_urls: serde_json::from_str(&urls).unwrap_or_default(),
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Lower-case, whitespace collapsed, trailing punctuation dropped: "How do I X?" and
+/// "how do i  x" count as one question in the report.
+pub fn question_key(q: &str) -> String {
+    q.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+        .trim_end_matches(['?', '.', '!', ' '])
+        .to_string()
+}
+
+/// The handler: 201 `{"id": N}`.
+pub async fn feedback(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Some(store) = state.feedback.clone() else {
+        return Err(ApiError::feedback_disabled());
+    };
+    state
+        .limiter
+        .check(peer.ip())
+        .map_err(ApiError::rate_limited)?;
+    let bytes = read_body(body, &headers, MAX_BODY).await?;
+    let req: FeedbackRequest = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::bad_request(format!("invalid feedback body: {e}")))?;
+    let row = store.to_row(req)?;
+    let id = tokio::task::spawn_blocking(move || store.insert(&row))
+        .await
+        .map_err(|_| ApiError::internal("storing feedback failed"))?
+        .map_err(|e| {
+            tracing::error!(error = %e, "storing feedback failed");
+            ApiError::internal("storing feedback failed")
+        })?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(serde_json::json!({"id": id})),
+    )
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(rating: &str, q: &str) -> FeedbackRequest {
+        FeedbackRequest {
+            rating: rating.into(),
+            session_id: Some("s1".into()),
+            question: Some(q.into()),
+            answer_excerpt: Some("a".repeat(5000)),
+            cited_urls: vec!["/docs/a".into()],
+            refused: false,
+        }
+    }
+
+    #[test]
+    fn question_stored_only_when_enabled() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.db");
+        let off = FeedbackStore::open(&path, false).unwrap();
+        off.insert(&off.to_row(req("down", "Secret question?")).unwrap())
+            .unwrap();
+        let on = FeedbackStore::open(&path, true).unwrap();
+        on.insert(&on.to_row(req("up", "Public question?")).unwrap())
+            .unwrap();
+        let rows = read_all(&path).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].question, None);
+        assert_eq!(rows[1].question.as_deref(), Some("Public question?"));
+        assert_eq!(
+            rows[0].answer_excerpt.as_ref().unwrap().chars().count(),
+            MAX_EXCERPT_CHARS
+        );
+        let mode: String = Connection::open(&path)
+            .unwrap()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn bad_rating_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = FeedbackStore::open(&dir.path().join("f.db"), false).unwrap();
+        assert!(s.to_row(req("meh", "q")).is_err());
+    }
+
+    #[test]
+    fn keys_group_variants() {
+        assert_eq!(question_key("  How do I   Deploy? "), "how do i deploy");
+        assert_eq!(question_key("how do i deploy"), "how do i deploy");
+    }
+}

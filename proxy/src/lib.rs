@@ -1,0 +1,215 @@
+//! The thin LLM proxy between the book's chat widget and one OpenAI-compatible upstream.
+//!
+//! The widget builds the grounded prompt in the browser; this server only holds the key,
+//! imposes the model settings, enforces limits, streams answers back, stores feedback and
+//! can serve the built book. [`serve`] runs it on a listener until a shutdown future fires,
+//! so tests can start it on `127.0.0.1:0`.
+
+pub mod chat;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod feedback;
+pub mod origin;
+pub mod ratelimit;
+pub mod report;
+pub mod scrub;
+pub mod site;
+pub mod sse;
+pub mod stub;
+pub mod tls;
+pub mod upstream;
+
+use std::future::{Future, IntoFuture};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use tracing::Level;
+
+pub use config::Config;
+use error::ApiError;
+use feedback::FeedbackStore;
+use ratelimit::ClientLimiter;
+use upstream::Upstream;
+
+/// How long after the grace period the server waits for streams to write their last event.
+const FINAL_DRAIN: Duration = Duration::from_secs(2);
+
+/// State shared by the handlers.
+#[derive(Debug)]
+pub struct AppState {
+    /// The upstream client, if configured.
+    pub upstream: Option<Upstream>,
+    /// Model settings imposed on every request.
+    pub generation: config::Generation,
+    /// Request limits.
+    pub limits: config::Limits,
+    /// Per-client rate limiter.
+    pub limiter: ClientLimiter,
+    /// Global concurrency cap on chat requests.
+    pub concurrency: Arc<Semaphore>,
+    /// Fired when the shutdown grace period is over: streams end with an error event.
+    pub hard_stop: CancellationToken,
+    /// Feedback store, if `--db` is set.
+    pub feedback: Option<FeedbackStore>,
+}
+
+/// Why the server could not start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The feedback database could not be opened or created.
+    #[error(transparent)]
+    Store(#[from] feedback::StoreError),
+    /// The HTTP client could not be built.
+    #[error("building the upstream client: {0}")]
+    Client(#[from] reqwest::Error),
+    /// Accepting or serving failed.
+    #[error("serving: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Builds the shared state (opens the feedback database, builds the HTTP client).
+pub fn build_state(config: &Config, hard_stop: CancellationToken) -> Result<AppState, ServeError> {
+    let upstream = match &config.upstream {
+        Some(u) => Some(Upstream::new(u.clone(), config.timeouts)?),
+        None => None,
+    };
+    let feedback = match &config.db {
+        Some(path) => Some(FeedbackStore::open(path, config.store_questions)?),
+        None => None,
+    };
+    Ok(AppState {
+        upstream,
+        generation: config.generation,
+        limits: config.limits,
+        limiter: ClientLimiter::new(config.rate_limit),
+        concurrency: Arc::new(Semaphore::new(config.max_concurrent.max(1))),
+        hard_stop,
+        feedback,
+    })
+}
+
+/// The whole application: `/api/*` plus, with `--site`, the book at `/`.
+pub fn router(config: &Config, state: Arc<AppState>) -> Router {
+    let origins = Arc::new(config.allowed_origins.clone());
+    let api = Router::new()
+        .route("/chat", post(chat::chat))
+        .route("/feedback", post(feedback::feedback))
+        .route("/health", get(health))
+        .fallback(|| async { ApiError::not_found() })
+        .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
+        .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            origins,
+            origin::check_origin,
+        ))
+        .layer(origin::cors_layer(&config.allowed_origins));
+    let app = Router::new().nest("/api", api);
+    let app = match &config.site {
+        Some(dir) => app.merge(site::router(dir)),
+        None => app.fallback(|| async { ApiError::not_found() }),
+    };
+    app.layer(
+        TraceLayer::new_for_http()
+            .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+            .on_response(DefaultOnResponse::new().level(Level::INFO)),
+    )
+}
+
+async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    Json(json!({
+        "upstream": if state.upstream.is_some() { "configured" } else { "none" },
+        "model": state.upstream.as_ref().map(|u| u.model()),
+        "feedback": state.feedback.is_some(),
+    }))
+}
+
+/// Serves on `listener` until `shutdown` resolves, then shuts down gracefully: stops
+/// accepting, lets in-flight answers finish for `config.shutdown_grace`, then ends the
+/// remaining streams with a `shutting_down` error event.
+pub async fn serve(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let hard_stop = CancellationToken::new();
+    let state = Arc::new(build_state(&config, hard_stop.clone())?);
+    let app = router(&config, state.clone());
+
+    let graceful = CancellationToken::new();
+    let pruner = {
+        let state = state.clone();
+        let graceful = graceful.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tokio::select! {
+                    _ = graceful.cancelled() => break,
+                    _ = tick.tick() => state.limiter.prune(),
+                }
+            }
+        })
+    };
+
+    let server = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(graceful.clone().cancelled_owned());
+    let mut server = Box::pin(server.into_future());
+
+    let result = tokio::select! {
+        r = &mut server => r,
+        _ = shutdown => {
+            tracing::info!("shutting down: no new connections; letting answers finish");
+            graceful.cancel();
+            tokio::select! {
+                r = &mut server => r,
+                _ = tokio::time::sleep(config.shutdown_grace) => {
+                    tracing::warn!("grace period over: ending the remaining streams");
+                    hard_stop.cancel();
+                    match tokio::time::timeout(FINAL_DRAIN, &mut server).await {
+                        Ok(r) => r,
+                        Err(_) => {
+                            tracing::warn!("connections still open after the drain; closing them");
+                            Ok(())
+                        }
+                    }
+                }
+            }
+        }
+    };
+    graceful.cancel();
+    pruner.abort();
+    result.map_err(ServeError::Io)
+}
+
+/// A future that resolves on SIGINT or SIGTERM (Ctrl-C only on non-Unix).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    {
+        let term = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    }
+    #[cfg(not(unix))]
+    ctrl_c.await;
+}
