@@ -1,0 +1,213 @@
+//! Shared helpers: start the proxy and a stub upstream on 127.0.0.1:0, talk to them, and
+//! bound every wait in time.
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use proxy::config::{ApiKey, Config, Timeouts, UpstreamConfig};
+use proxy::stub::{Scenario, StubConfig, StubHandle};
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// The key the proxy is configured with in tests; must never reach a client.
+pub const KEY: &str = "sk-test-SECRET-0123456789abcdefXYZ";
+/// The model the proxy imposes in tests.
+pub const MODEL: &str = "book-model";
+/// Longest any single test step may take.
+pub const LIMIT: Duration = Duration::from_secs(15);
+
+/// Awaits `f`, failing the test if it takes longer than [`LIMIT`].
+pub async fn within<F: Future>(f: F) -> F::Output {
+    tokio::time::timeout(LIMIT, f)
+        .await
+        .expect("test step timed out")
+}
+
+/// A proxy running in this test's runtime.
+pub struct Proxy {
+    pub addr: SocketAddr,
+    shutdown: Option<oneshot::Sender<()>>,
+    pub task: JoinHandle<Result<(), proxy::ServeError>>,
+}
+
+impl Proxy {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// Sends the shutdown signal (as SIGTERM would) without waiting.
+    pub fn signal_shutdown(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+
+    /// Signals shutdown and waits for `serve` to return.
+    pub async fn stop(mut self) {
+        self.signal_shutdown();
+        within(&mut self.task)
+            .await
+            .expect("serve task panicked")
+            .expect("serve returned an error");
+    }
+}
+
+/// Starts the proxy with `config` on 127.0.0.1:0.
+pub async fn start(config: Config) -> Proxy {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(proxy::serve(config, listener, async move {
+        let _ = rx.await;
+    }));
+    Proxy {
+        addr,
+        shutdown: Some(tx),
+        task,
+    }
+}
+
+/// A stub upstream with `scenario` (and `delay` between chunks).
+pub async fn stub(scenario: Scenario, delay: Duration) -> StubHandle {
+    proxy::stub::spawn(StubConfig {
+        scenario,
+        delay,
+        ..StubConfig::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// A test configuration pointing at `base_url`, with short timeouts and a roomy rate limit.
+pub fn config_for(base_url: &str) -> Config {
+    let mut cfg = Config::default();
+    cfg.upstream = Some(UpstreamConfig {
+        chat_url: url::Url::parse(&format!("{base_url}/chat/completions")).unwrap(),
+        api_key: ApiKey::new(KEY),
+        model: MODEL.into(),
+    });
+    cfg.generation.max_tokens = 77;
+    cfg.generation.temperature = 0.3;
+    cfg.rate_limit.capacity = 1000;
+    cfg.rate_limit.per_minute = 1000;
+    cfg.timeouts = Timeouts {
+        connect: Duration::from_secs(2),
+        first_byte: Duration::from_millis(600),
+        total: Duration::from_secs(5),
+    };
+    cfg.shutdown_grace = Duration::from_secs(2);
+    cfg
+}
+
+/// An HTTP client for tests.
+pub fn client() -> reqwest::Client {
+    proxy::tls::install_crypto_provider();
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// A valid chat body.
+pub fn chat_body(stream: bool) -> Value {
+    json!({
+        "messages": [
+            {"role": "system", "content": "Answer from the book."},
+            {"role": "user", "content": "What is a sidebar?"}
+        ],
+        "stream": stream,
+        "session_id": "s-1",
+        "model": "client-picked-model",
+        "max_tokens": 100000,
+        "temperature": 1.9
+    })
+}
+
+/// POSTs a JSON body to `/api/chat`.
+pub async fn post_chat(proxy: &Proxy, body: &Value) -> reqwest::Response {
+    post_json(proxy, "/api/chat", body).await
+}
+
+/// POSTs a JSON body to `path`.
+pub async fn post_json(proxy: &Proxy, path: &str, body: &Value) -> reqwest::Response {
+    within(
+        client()
+            .post(proxy.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send(),
+    )
+    .await
+    .unwrap()
+}
+
+/// Reads a whole body as text (bounded in time).
+pub async fn text(resp: reqwest::Response) -> String {
+    within(resp.text()).await.unwrap()
+}
+
+/// One SSE event as the widget would see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub event: Option<String>,
+    pub data: String,
+}
+
+/// Splits an SSE body into events (ignoring comments).
+pub fn events(body: &str) -> Vec<Event> {
+    body.split("\n\n")
+        .filter(|b| !b.trim().is_empty())
+        .map(|block| {
+            let mut ev = Event {
+                event: None,
+                data: String::new(),
+            };
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    ev.event = Some(v.trim().to_string());
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    ev.data.push_str(v.strip_prefix(' ').unwrap_or(v));
+                }
+            }
+            ev
+        })
+        .collect()
+}
+
+/// The assistant text carried by the content deltas.
+pub fn content(evs: &[Event]) -> String {
+    evs.iter()
+        .filter(|e| e.event.is_none() && e.data != "[DONE]")
+        .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
+        .filter_map(|v| v["choices"][0]["delta"]["content"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The error event at the end of a stream, as (code, message).
+pub fn error_event(evs: &[Event]) -> Option<(String, String)> {
+    let last = evs.last()?;
+    if last.event.as_deref() != Some("error") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(&last.data).ok()?;
+    Some((
+        v["error"]["code"].as_str()?.to_string(),
+        v["error"]["message"].as_str()?.to_string(),
+    ))
+}
+
+/// Asserts a JSON error response with `status` and `code`; returns the whole body.
+pub async fn expect_error(resp: reqwest::Response, status: u16, code: &str) -> Value {
+    assert_eq!(resp.status().as_u16(), status, "status");
+    let ct = resp
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string());
+    assert_eq!(ct.as_deref(), Some("application/json"), "content-type");
+    let body = text(resp).await;
+    let v: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("not JSON: {body}"));
+    assert_eq!(v["error"]["code"], code, "{v}");
+    assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
+    assert!(!body.contains(KEY) && !body.contains("SECRET"), "key leaked: {body}");
+    v
+}
