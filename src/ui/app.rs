@@ -343,8 +343,10 @@ async fn run(ctx: Ctx, id: u64, typed: Option<String>) {
                 retry: true,
             }
         });
-        // Keep the typed question for Retry and for editing.
-        if let Some(t) = typed {
+    }
+    // On failure the typed question is kept in the input (for Retry or editing).
+    if ex.with_untracked(|e| matches!(e.status, Status::Failed { .. })) {
+        if let Some(t) = typed.filter(|t| !t.trim().is_empty()) {
             if ctx.input.get_untracked().is_empty() {
                 ctx.input.set(t);
             }

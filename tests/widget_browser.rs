@@ -1,0 +1,348 @@
+//! Browser tests of the widget (headless Chromium via wasm-bindgen-test-runner):
+//! `cargo test -p book-chat --target wasm32-unknown-unknown` (CHROMEDRIVER=/usr/bin/chromedriver).
+#![cfg(target_arch = "wasm32")]
+
+use std::rc::Rc;
+
+use book_chat::errors::Failure;
+use book_chat::retrieval::{demo_meta, MemoryRetriever};
+use book_chat::transport::{Script, ScriptedTransport};
+use book_chat::ui::{self, Config, Env, IndexSource};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement, HtmlTextAreaElement, ShadowRoot};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const PROXY: &str = "http://proxy.test";
+
+fn retriever() -> Rc<MemoryRetriever> {
+    Rc::new(MemoryRetriever::new(
+        vec![
+            (
+                demo_meta(0, "ROS 2", Some("Nodes"), "/docs/ros#nodes"),
+                "A node is a process that performs computation in the ROS graph. Nodes publish data on topics.".into(),
+            ),
+            (
+                demo_meta(1, "ROS 2", Some("Topics"), "/docs/ros#topics"),
+                "Topics are named buses over which ROS nodes exchange messages.".into(),
+            ),
+        ],
+        1.0,
+    ))
+}
+
+async fn sleep(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+async fn settle() {
+    for _ in 0..4 {
+        leptos::task::tick().await;
+        sleep(5).await;
+    }
+}
+
+struct W {
+    t: ScriptedTransport,
+    root: ShadowRoot,
+}
+
+impl W {
+    fn q(&self, sel: &str) -> Option<Element> {
+        self.root.query_selector(sel).unwrap()
+    }
+    fn all(&self, sel: &str) -> Vec<Element> {
+        let l = self.root.query_selector_all(sel).unwrap();
+        (0..l.length())
+            .filter_map(|i| l.item(i)?.dyn_into().ok())
+            .collect()
+    }
+    fn text(&self, sel: &str) -> String {
+        self.all(sel)
+            .iter()
+            .map(|e| e.text_content().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+    fn button(&self, name: &str) -> Option<HtmlElement> {
+        self.all("button").into_iter().find_map(|b| {
+            let label = b
+                .get_attribute("aria-label")
+                .unwrap_or_else(|| b.text_content().unwrap_or_default());
+            (label.trim() == name).then(|| b.dyn_into().unwrap())
+        })
+    }
+    async fn click(&self, name: &str) {
+        self.button(name)
+            .unwrap_or_else(|| panic!("no button {name}"))
+            .click();
+        settle().await;
+    }
+    async fn open(&self) {
+        self.click("Ask the book").await;
+    }
+    async fn ask(&self, question: &str) {
+        let ta: HtmlTextAreaElement = self
+            .q("textarea[aria-label='Your question']")
+            .unwrap()
+            .dyn_into()
+            .unwrap();
+        ta.set_value(question);
+        let init = web_sys::EventInit::new();
+        init.set_bubbles(true);
+        ta.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+            .unwrap();
+        settle().await;
+        self.click("Send").await;
+        settle().await;
+    }
+}
+
+async fn setup(proxy: bool, clear: bool) -> W {
+    ui::unmount();
+    if clear {
+        web_sys::window()
+            .unwrap()
+            .local_storage()
+            .unwrap()
+            .unwrap()
+            .clear()
+            .unwrap();
+    }
+    let t = ScriptedTransport::default();
+    let env = Env {
+        config: Config {
+            proxy_url: proxy.then(|| PROXY.to_string()),
+            index_url: String::new(),
+        },
+        transport: Rc::new(t.clone()),
+        index: IndexSource::Ready(retriever()),
+    };
+    let host = ui::mount(env, false).unwrap();
+    settle().await;
+    let root = host.shadow_root().unwrap();
+    W { t, root }
+}
+
+#[wasm_bindgen_test]
+async fn mounts_opens_traps_and_closes() {
+    let w = setup(false, true).await;
+    assert!(w.button("Ask the book").is_some());
+    assert!(w.q("[role=dialog]").is_none());
+    w.open().await;
+    let dialog = w.q("[role=dialog]").expect("dialog");
+    assert_eq!(dialog.get_attribute("aria-modal").as_deref(), Some("true"));
+    sleep(20).await;
+    let active = w.root.active_element().expect("focus inside the widget");
+    assert_eq!(
+        active.get_attribute("aria-label").as_deref(),
+        Some("Your question")
+    );
+    assert!(w.q("[role=log][aria-live=polite]").is_some());
+    // Esc closes and focus returns.
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key("Escape");
+    init.set_bubbles(true);
+    active
+        .dispatch_event(
+            &web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap(),
+        )
+        .unwrap();
+    settle().await;
+    assert!(w.q("[role=dialog]").is_none(), "Esc closes the panel");
+}
+
+#[wasm_bindgen_test]
+async fn validation_messages_are_shown() {
+    let w = setup(false, true).await;
+    w.open().await;
+    w.ask("").await;
+    assert!(
+        w.text("[role=alert]").contains("Type a question first"),
+        "{}",
+        w.text("[role=alert]")
+    );
+    w.ask("   ").await;
+    assert!(w.text("[role=alert]").contains("only spaces"));
+    w.ask(&"a".repeat(1001)).await;
+    assert!(w.text("[role=alert]").contains("1001"));
+    assert!(w.text(".bc-counter").contains("1001 / 1000"));
+    assert!(w.all(".bc-turn").is_empty(), "nothing was sent");
+}
+
+#[wasm_bindgen_test]
+async fn refusal_makes_no_llm_call() {
+    let w = setup(true, true).await;
+    w.open().await;
+    w.ask("best pizza dough recipe").await;
+    assert!(
+        w.text(".bc-a").contains("does not cover"),
+        "{}",
+        w.text(".bc-a")
+    );
+    assert_eq!(w.t.request_count(), 0, "no chat request");
+    assert!(w
+        .q("ol[aria-label='Nearest sections'] a[href='/docs/ros#nodes']")
+        .is_some());
+}
+
+#[wasm_bindgen_test]
+async fn citations_link_to_sources_and_bad_numbers_vanish() {
+    let w = setup(true, true).await;
+    w.t.push(Script::answer(&[
+        "A node is a process in the ROS graph [1]",
+        ". Bogus claim [7].",
+    ]));
+    w.open().await;
+    w.ask("What is a ROS node?").await;
+    let answer = w.text(".bc-a");
+    assert!(answer.contains("A node is a process"), "{answer}");
+    assert!(!answer.contains("[7]"), "{answer}");
+    let cites = w.all(".bc-a a.bc-cite");
+    assert_eq!(cites.len(), 1);
+    assert_eq!(
+        cites[0].get_attribute("href").as_deref(),
+        Some("/docs/ros#nodes")
+    );
+    let src = w.q("ol[aria-label=Sources] a").expect("Sources list");
+    assert_eq!(src.text_content().as_deref(), Some("ROS 2 › Nodes"));
+    assert_eq!(w.t.request_count(), 1);
+    assert!(w.t.requests.borrow()[0].0.ends_with("/api/chat"));
+    assert!(w.text(".bc-meta").contains("confidence"));
+}
+
+#[wasm_bindgen_test]
+async fn model_markup_stays_inert() {
+    let w = setup(true, true).await;
+    w.t.push(Script::answer(&[
+        "Hi <script>window.__bc_pwn=1</script> <img src=x onerror=\"window.__bc_pwn=2\"> ",
+        "[click](javascript:window.__bc_pwn=3) [ok](https://ros.org) [1]\n\n<div onclick=\"x()\">d</div>",
+    ]));
+    w.open().await;
+    w.ask("What is a ROS node?").await;
+    sleep(50).await;
+    assert!(w
+        .all(".bc-a script, .bc-a img, .bc-a div[onclick], .bc-a [onerror]")
+        .is_empty());
+    assert!(w.all(".bc-a a[href^='javascript']").is_empty());
+    assert!(w.q(".bc-a a[href='https://ros.org']").is_some());
+    let pwn = js_sys::Reflect::get(&web_sys::window().unwrap(), &"__bc_pwn".into()).unwrap();
+    assert!(pwn.is_undefined());
+    assert!(w.text(".bc-a").contains("click"));
+}
+
+#[wasm_bindgen_test]
+async fn extractive_mode_without_proxy() {
+    let w = setup(false, true).await;
+    w.open().await;
+    w.ask("What is a ROS node?").await;
+    let a = w.text(".bc-a");
+    assert!(a.contains("Excerpts from the book"), "{a}");
+    assert!(a.contains("A node is a process"));
+    assert!(!w.all(".bc-a a.bc-cite").is_empty());
+    assert!(w.q("ol[aria-label=Sources]").is_some());
+    assert_eq!(w.t.request_count(), 0);
+}
+
+#[wasm_bindgen_test]
+async fn session_is_restored_after_reload() {
+    let w = setup(false, true).await;
+    w.open().await;
+    w.ask("What is a ROS node?").await;
+    let w2 = setup(false, false).await;
+    if w2.q("[role=dialog]").is_none() {
+        w2.open().await;
+    }
+    settle().await;
+    assert!(
+        w2.text(".bc-q").contains("What is a ROS node?"),
+        "{}",
+        w2.text(".bc-log")
+    );
+    assert!(w2.text(".bc-a").contains("Excerpts"));
+    w2.click("New chat").await;
+    assert!(w2.all(".bc-turn").is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn no_upstream_switches_to_extractive() {
+    let w = setup(true, true).await;
+    w.t.push(Script::fail(Failure::Http {
+        status: 503,
+        retry_after: None,
+        body: "{\"error\":{\"code\":\"no_upstream\",\"message\":\"none\"}}".into(),
+    }));
+    w.open().await;
+    w.ask("What is a ROS node?").await;
+    assert!(w.text(".bc-a").contains("Excerpts from the book"));
+}
+
+#[wasm_bindgen_test]
+async fn errors_rate_limit_network_and_stop() {
+    let w = setup(true, true).await;
+    w.open().await;
+    w.t.push(Script::fail(Failure::Http {
+        status: 429,
+        retry_after: Some(7),
+        body: String::new(),
+    }));
+    w.ask("What is a ROS node?").await;
+    assert!(
+        w.text(".bc-a").contains("try again in 7 s"),
+        "{}",
+        w.text(".bc-a")
+    );
+
+    w.t.push(Script::fail(Failure::Network("down".into())));
+    w.ask("What are topics?").await;
+    assert!(w.text(".bc-a").contains("Can't reach"));
+    let ta: HtmlTextAreaElement = w.q("textarea").unwrap().dyn_into().unwrap();
+    assert_eq!(ta.value(), "What are topics?", "the typed question is kept");
+    w.t.push(Script::answer(&["Topics carry messages [1]."]));
+    let retry = w
+        .all(".bc-turn")
+        .last()
+        .unwrap()
+        .query_selector("button.bc-btn")
+        .unwrap()
+        .unwrap();
+    assert_eq!(retry.text_content().as_deref(), Some("Retry"));
+    retry.dyn_into::<HtmlElement>().unwrap().click();
+    settle().await;
+    assert!(
+        w.text(".bc-a").contains("Topics carry messages"),
+        "{}",
+        w.text(".bc-log")
+    );
+
+    // Stop keeps the partial answer, marked incomplete; Send comes back.
+    w.t.push(Script::Hang {
+        chunks: vec![
+            b"data: {\"choices\":[{\"delta\":{\"content\":\"Partial text\"}}]}\n\n".to_vec(),
+        ],
+    });
+    w.ask("What is a node?").await;
+    assert!(w.button("Stop").is_some());
+    w.click("Stop").await;
+    assert!(w.text(".bc-a").contains("Partial text"));
+    assert!(w.text(".bc-a").contains("Stopped."));
+    assert!(w.button("Send").is_some());
+
+    // A stream cut mid-answer keeps the partial text.
+    w.t.push(Script::Chunks {
+        chunks: vec![
+            b"data: {\"choices\":[{\"delta\":{\"content\":\"Half an answer\"}}]}\n\n".to_vec(),
+        ],
+        end: Ok(()),
+    });
+    w.ask("What is a ROS node exactly?").await;
+    assert!(w.text(".bc-a").contains("Half an answer"));
+    assert!(w.text(".bc-a").contains("Incomplete answer"));
+}
