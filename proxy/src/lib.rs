@@ -141,56 +141,90 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let hard_stop = CancellationToken::new();
-    let state = Arc::new(build_state(&config, hard_stop.clone())?);
-    let app = router(&config, state.clone());
+    Server::prepare(config)?.run(listener, shutdown).await
+}
 
-    let graceful = CancellationToken::new();
-    let pruner = {
-        let state = state.clone();
-        let graceful = graceful.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(60));
-            loop {
-                tokio::select! {
-                    _ = graceful.cancelled() => break,
-                    _ = tick.tick() => state.limiter.prune(),
-                }
-            }
+/// A server whose state is built (database open, client ready) but not yet listening, so
+/// `main` can report start-up failures before printing its start line.
+#[derive(Debug)]
+pub struct Server {
+    config: Config,
+    state: Arc<AppState>,
+    hard_stop: CancellationToken,
+}
+
+impl Server {
+    /// Opens the feedback database and builds the upstream client.
+    pub fn prepare(config: Config) -> Result<Self, ServeError> {
+        let hard_stop = CancellationToken::new();
+        let state = Arc::new(build_state(&config, hard_stop.clone())?);
+        Ok(Self {
+            config,
+            state,
+            hard_stop,
         })
-    };
+    }
 
-    let server = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(graceful.clone().cancelled_owned());
-    let mut server = Box::pin(server.into_future());
+    /// Serves until `shutdown` resolves (see [`serve`]).
+    pub async fn run(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let Self {
+            config,
+            state,
+            hard_stop,
+        } = self;
+        let app = router(&config, state.clone());
 
-    let result = tokio::select! {
-        r = &mut server => r,
-        _ = shutdown => {
-            tracing::info!("shutting down: no new connections; letting answers finish");
-            graceful.cancel();
-            tokio::select! {
-                r = &mut server => r,
-                _ = tokio::time::sleep(config.shutdown_grace) => {
-                    tracing::warn!("grace period over: ending the remaining streams");
-                    hard_stop.cancel();
-                    match tokio::time::timeout(FINAL_DRAIN, &mut server).await {
-                        Ok(r) => r,
-                        Err(_) => {
-                            tracing::warn!("connections still open after the drain; closing them");
-                            Ok(())
+        let graceful = CancellationToken::new();
+        let pruner = {
+            let state = state.clone();
+            let graceful = graceful.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    tokio::select! {
+                        _ = graceful.cancelled() => break,
+                        _ = tick.tick() => state.limiter.prune(),
+                    }
+                }
+            })
+        };
+
+        let server = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(graceful.clone().cancelled_owned());
+        let mut server = Box::pin(server.into_future());
+
+        let result = tokio::select! {
+            r = &mut server => r,
+            _ = shutdown => {
+                tracing::info!("shutting down: no new connections; letting answers finish");
+                graceful.cancel();
+                tokio::select! {
+                    r = &mut server => r,
+                    _ = tokio::time::sleep(config.shutdown_grace) => {
+                        tracing::warn!("grace period over: ending the remaining streams");
+                        hard_stop.cancel();
+                        match tokio::time::timeout(FINAL_DRAIN, &mut server).await {
+                            Ok(r) => r,
+                            Err(_) => {
+                                tracing::warn!("connections still open after the drain; closing them");
+                                Ok(())
+                            }
                         }
                     }
                 }
             }
-        }
-    };
-    graceful.cancel();
-    pruner.abort();
-    result.map_err(ServeError::Io)
+        };
+        graceful.cancel();
+        pruner.abort();
+        result.map_err(ServeError::Io)
+    }
 }
 
 /// A future that resolves on SIGINT or SIGTERM (Ctrl-C only on non-Unix).

@@ -60,13 +60,14 @@ fn serve(listen: std::net::SocketAddr, config: proxy::Config) -> anyhow::Result<
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let server = rt.block_on(async { proxy::Server::prepare(config.clone()) })?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
         let addr = listener.local_addr()?;
         println!("{}", start_line(addr, &config));
-        proxy::serve(config, listener, proxy::shutdown_signal()).await?;
+        server.run(listener, proxy::shutdown_signal()).await?;
         Ok(())
     })
 }

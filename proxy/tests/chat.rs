@@ -31,8 +31,14 @@ async fn ok_stream_is_relayed_with_done_and_settings_imposed() {
     assert!((sent["temperature"].as_f64().unwrap() - 0.3).abs() < 1e-6);
     assert_eq!(sent["stream"], true);
     assert_eq!(sent["messages"].as_array().unwrap().len(), 2);
-    assert!(sent.get("session_id").is_none(), "session id is not forwarded");
-    assert_eq!(rec[0].authorization.as_deref(), Some(&*format!("Bearer {KEY}")));
+    assert!(
+        sent.get("session_id").is_none(),
+        "session id is not forwarded"
+    );
+    assert_eq!(
+        rec[0].authorization.as_deref(),
+        Some(&*format!("Bearer {KEY}"))
+    );
     proxy.stop().await;
 }
 
@@ -69,8 +75,15 @@ async fn slow_stream_arrives_incrementally() {
     let total = t0.elapsed();
     // 6 more chunks follow at 150 ms each: the first must not have waited for them.
     assert!(total >= delay * 5, "total {total:?}");
-    assert!(first_at + delay * 3 < total, "first at {first_at:?}, total {total:?}: buffered?");
-    let all = format!("{}{}", String::from_utf8_lossy(&first), String::from_utf8_lossy(&rest));
+    assert!(
+        first_at + delay * 3 < total,
+        "first at {first_at:?}, total {total:?}: buffered?"
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&first),
+        String::from_utf8_lossy(&rest)
+    );
     let evs = events(&all);
     assert_eq!(content(&evs), "Hello, world!");
     assert_eq!(evs.last().unwrap().data, "[DONE]");
@@ -81,10 +94,21 @@ async fn slow_stream_arrives_incrementally() {
 async fn upstream_500_is_502_with_scrubbed_message() {
     let stub = stub(Scenario::Error500, Duration::ZERO).await;
     let proxy = start(config_for(&stub.base_url())).await;
-    let v = expect_error(post_chat(&proxy, &chat_body(true)).await, 502, "upstream_error").await;
+    let v = expect_error(
+        post_chat(&proxy, &chat_body(true)).await,
+        502,
+        "upstream_error",
+    )
+    .await;
     let msg = v["error"]["message"].as_str().unwrap();
-    assert!(msg.contains("500") && msg.contains("internal failure"), "{msg}");
-    assert!(msg.contains("[redacted]"), "the stub echoed the key; it must be redacted: {msg}");
+    assert!(
+        msg.contains("500") && msg.contains("internal failure"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("[redacted]"),
+        "the stub echoed the key; it must be redacted: {msg}"
+    );
     proxy.stop().await;
 }
 
@@ -106,7 +130,10 @@ async fn hanging_upstream_is_504_after_first_byte_timeout() {
     let resp = post_chat(&proxy, &chat_body(true)).await;
     let took = t0.elapsed();
     expect_error(resp, 504, "upstream_timeout").await;
-    assert!(took >= Duration::from_millis(550) && took < Duration::from_secs(3), "{took:?}");
+    assert!(
+        took >= Duration::from_millis(550) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
     proxy.stop().await;
 }
 
@@ -150,7 +177,10 @@ async fn drop_mid_stream_ends_with_error_event() {
     assert_eq!(content(&evs), "Hello");
     let (code, msg) = error_event(&evs).expect("error event");
     assert_eq!(code, "upstream_stream");
-    assert!(!msg.contains("127.0.0.1"), "no internals in the message: {msg}");
+    assert!(
+        !msg.contains("127.0.0.1"),
+        "no internals in the message: {msg}"
+    );
     assert!(body.ends_with("\n\n"));
     proxy.stop().await;
 }
@@ -197,7 +227,12 @@ async fn scenario_chosen_by_base_url_path() {
     let stub = stub(Scenario::Ok, Duration::ZERO).await;
     let base = format!("http://{}/error500/v1", stub.addr);
     let proxy = start(config_for(&base)).await;
-    expect_error(post_chat(&proxy, &chat_body(true)).await, 502, "upstream_error").await;
+    expect_error(
+        post_chat(&proxy, &chat_body(true)).await,
+        502,
+        "upstream_error",
+    )
+    .await;
     assert_eq!(stub.recorded()[0].path, "/error500/v1/chat/completions");
     proxy.stop().await;
 }
@@ -210,7 +245,12 @@ async fn unreachable_upstream_is_502() {
         l.local_addr().unwrap().port()
     };
     let proxy = start(config_for(&format!("http://127.0.0.1:{port}/v1"))).await;
-    expect_error(post_chat(&proxy, &chat_body(true)).await, 502, "upstream_unreachable").await;
+    expect_error(
+        post_chat(&proxy, &chat_body(true)).await,
+        502,
+        "upstream_unreachable",
+    )
+    .await;
     proxy.stop().await;
 }
 

@@ -32,15 +32,30 @@ async fn rows_are_written_read_back_and_survive_restart() {
     let db = dir.path().join("feedback.sqlite3");
 
     let proxy = start(config(&db, true)).await;
-    let resp = post_json(&proxy, "/api/feedback", &fb("down", "How do I add a sidebar?", false)).await;
+    let resp = post_json(
+        &proxy,
+        "/api/feedback",
+        &fb("down", "How do I add a sidebar?", false),
+    )
+    .await;
     assert_eq!(resp.status(), 201);
     let id: Value = serde_json::from_str(&text(resp).await).unwrap();
     assert!(id["id"].as_i64().unwrap() >= 1);
     let resp = post_json(&proxy, "/api/feedback", &fb("up", "What is MDX?", false)).await;
     assert_eq!(resp.status(), 201);
-    expect_error(post_json(&proxy, "/api/feedback", &fb("meh", "q", false)).await, 400, "bad_request").await;
+    expect_error(
+        post_json(&proxy, "/api/feedback", &fb("meh", "q", false)).await,
+        400,
+        "bad_request",
+    )
+    .await;
     let h: Value = serde_json::from_str(
-        &text(within(client().get(proxy.url("/api/health")).send()).await.unwrap()).await,
+        &text(
+            within(client().get(proxy.url("/api/health")).send())
+                .await
+                .unwrap(),
+        )
+        .await,
     )
     .unwrap();
     assert_eq!(h["feedback"], true);
@@ -48,7 +63,12 @@ async fn rows_are_written_read_back_and_survive_restart() {
 
     // Restart on the same file: old rows are still there, new ones are added.
     let proxy = start(config(&db, true)).await;
-    let resp = post_json(&proxy, "/api/feedback", &fb("down", "how do i add a  sidebar", true)).await;
+    let resp = post_json(
+        &proxy,
+        "/api/feedback",
+        &fb("down", "how do i add a  sidebar", true),
+    )
+    .await;
     assert_eq!(resp.status(), 201);
     proxy.stop().await;
 
@@ -57,7 +77,10 @@ async fn rows_are_written_read_back_and_survive_restart() {
     assert_eq!(rows[0].rating, "down");
     assert_eq!(rows[0].question.as_deref(), Some("How do I add a sidebar?"));
     assert_eq!(rows[0].session_id.as_deref(), Some("sess-42"));
-    assert_eq!(rows[0].cited_urls, vec!["/docs/sidebar", "/docs/config#sidebars"]);
+    assert_eq!(
+        rows[0].cited_urls,
+        vec!["/docs/sidebar", "/docs/config#sidebars"]
+    );
     assert_eq!(rows[1].rating, "up");
     assert!(rows[2].refused);
 
@@ -67,9 +90,16 @@ async fn rows_are_written_read_back_and_survive_restart() {
         .arg(&db)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = String::from_utf8(out.stdout).unwrap();
-    assert!(report.contains("3 rows (1 up, 2 down, 1 refused)"), "{report}");
+    assert!(
+        report.contains("3 rows (1 up, 2 down, 1 refused)"),
+        "{report}"
+    );
     let line = report
         .lines()
         .find(|l| l.to_lowercase().contains("sidebar"))
@@ -83,7 +113,12 @@ async fn questions_not_stored_by_default_and_report_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("feedback.sqlite3");
     let proxy = start(config(&db, false)).await;
-    let resp = post_json(&proxy, "/api/feedback", &fb("down", "my private question", true)).await;
+    let resp = post_json(
+        &proxy,
+        "/api/feedback",
+        &fb("down", "my private question", true),
+    )
+    .await;
     assert_eq!(resp.status(), 201);
     proxy.stop().await;
     let rows = proxy::feedback::read_all(&db).unwrap();
@@ -109,7 +144,12 @@ async fn questions_not_stored_by_default_and_report_says_so() {
 #[tokio::test]
 async fn feedback_without_db_is_503_and_report_on_missing_db_fails() {
     let proxy = start(proxy::Config::default()).await;
-    expect_error(post_json(&proxy, "/api/feedback", &fb("up", "q", false)).await, 503, "feedback_disabled").await;
+    expect_error(
+        post_json(&proxy, "/api/feedback", &fb("up", "q", false)).await,
+        503,
+        "feedback_disabled",
+    )
+    .await;
     proxy.stop().await;
     let out = Command::new(env!("CARGO_BIN_EXE_proxy"))
         .args(["report", "--db", "/nonexistent/feedback.db"])

@@ -10,7 +10,9 @@ use serde_json::{json, Value};
 use support::*;
 
 fn messages(n: usize) -> Value {
-    let msgs: Vec<Value> = (0..n).map(|_| json!({"role": "user", "content": "hi"})).collect();
+    let msgs: Vec<Value> = (0..n)
+        .map(|_| json!({"role": "user", "content": "hi"}))
+        .collect();
     json!({"messages": msgs, "stream": true})
 }
 
@@ -18,7 +20,8 @@ fn messages(n: usize) -> Value {
 async fn body_over_64k_is_413() {
     let stub = stub(Scenario::Ok, Duration::ZERO).await;
     let proxy = start(config_for(&stub.base_url())).await;
-    let big = json!({"messages": [{"role": "user", "content": "x".repeat(70_000)}], "stream": true});
+    let big =
+        json!({"messages": [{"role": "user", "content": "x".repeat(70_000)}], "stream": true});
     expect_error(post_chat(&proxy, &big).await, 413, "too_large").await;
     // Without Content-Length (chunked), the limit still holds while reading.
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
@@ -27,7 +30,9 @@ async fn body_over_64k_is_413() {
         client()
             .post(proxy.url("/api/chat"))
             .header("content-type", "application/json")
-            .body(reqwest::Body::wrap_stream(futures_util::stream::iter(chunks)))
+            .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+                chunks,
+            )))
             .send(),
     )
     .await
@@ -42,14 +47,18 @@ async fn message_limits_are_400() {
     let stub = stub(Scenario::Ok, Duration::ZERO).await;
     let proxy = start(config_for(&stub.base_url())).await;
     let v = expect_error(post_chat(&proxy, &messages(41)).await, 400, "bad_request").await;
-    assert!(v["error"]["message"].as_str().unwrap().contains("too many messages"));
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("too many messages"));
     assert_eq!(post_chat(&proxy, &messages(40)).await.status(), 200);
 
     let bad_role = json!({"messages": [{"role": "tool", "content": "x"}], "stream": true});
     let v = expect_error(post_chat(&proxy, &bad_role).await, 400, "bad_request").await;
     assert!(v["error"]["message"].as_str().unwrap().contains("role"));
 
-    let long = json!({"messages": [{"role": "user", "content": "x".repeat(16_001)}], "stream": true});
+    let long =
+        json!({"messages": [{"role": "user", "content": "x".repeat(16_001)}], "stream": true});
     expect_error(post_chat(&proxy, &long).await, 400, "bad_request").await;
 
     let not_json = within(
@@ -62,8 +71,17 @@ async fn message_limits_are_400() {
     .await
     .unwrap();
     expect_error(not_json, 400, "bad_request").await;
-    expect_error(post_chat(&proxy, &json!({"messages": []})).await, 400, "bad_request").await;
-    assert_eq!(stub.recorded().len(), 1, "only the valid request went upstream");
+    expect_error(
+        post_chat(&proxy, &json!({"messages": []})).await,
+        400,
+        "bad_request",
+    )
+    .await;
+    assert_eq!(
+        stub.recorded().len(),
+        1,
+        "only the valid request went upstream"
+    );
     proxy.stop().await;
 }
 
@@ -71,17 +89,32 @@ async fn message_limits_are_400() {
 async fn health_and_no_upstream_503() {
     let proxy = start(proxy::Config::default()).await;
     let h: Value = serde_json::from_str(
-        &text(within(client().get(proxy.url("/api/health")).send()).await.unwrap()).await,
+        &text(
+            within(client().get(proxy.url("/api/health")).send())
+                .await
+                .unwrap(),
+        )
+        .await,
     )
     .unwrap();
     assert_eq!(h["upstream"], "none");
     assert_eq!(h["model"], Value::Null);
-    expect_error(post_chat(&proxy, &chat_body(true)).await, 503, "no_upstream").await;
+    expect_error(
+        post_chat(&proxy, &chat_body(true)).await,
+        503,
+        "no_upstream",
+    )
+    .await;
     proxy.stop().await;
 
     let stub = stub(Scenario::Ok, Duration::ZERO).await;
     let proxy = start(config_for(&stub.base_url())).await;
-    let body = text(within(client().get(proxy.url("/api/health")).send()).await.unwrap()).await;
+    let body = text(
+        within(client().get(proxy.url("/api/health")).send())
+            .await
+            .unwrap(),
+    )
+    .await;
     let h: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(h["upstream"], "configured");
     assert_eq!(h["model"], MODEL);
@@ -92,9 +125,13 @@ async fn health_and_no_upstream_503() {
 #[tokio::test]
 async fn unknown_api_path_and_method_are_json() {
     let proxy = start(proxy::Config::default()).await;
-    let resp = within(client().get(proxy.url("/api/nope")).send()).await.unwrap();
+    let resp = within(client().get(proxy.url("/api/nope")).send())
+        .await
+        .unwrap();
     expect_error(resp, 404, "not_found").await;
-    let resp = within(client().get(proxy.url("/api/chat")).send()).await.unwrap();
+    let resp = within(client().get(proxy.url("/api/chat")).send())
+        .await
+        .unwrap();
     expect_error(resp, 405, "method_not_allowed").await;
     proxy.stop().await;
 }
@@ -112,12 +149,18 @@ async fn rate_limit_gives_429_with_retry_after() {
         text(resp).await;
     }
     let resp = post_chat(&proxy, &chat_body(true)).await;
-    let retry: u64 = resp.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    let retry: u64 = resp.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((1..=30).contains(&retry), "retry-after {retry}");
     expect_error(resp, 429, "rate_limited").await;
     assert_eq!(stub.recorded().len(), 3);
     // Health is not rate limited.
-    let h = within(client().get(proxy.url("/api/health")).send()).await.unwrap();
+    let h = within(client().get(proxy.url("/api/health")).send())
+        .await
+        .unwrap();
     assert_eq!(h.status(), 200);
     proxy.stop().await;
 }
@@ -179,9 +222,15 @@ async fn cors_only_for_configured_origins() {
             .send()
     };
     let ok = within(preflight("https://book.example.org")).await.unwrap();
-    assert_eq!(ok.headers()["access-control-allow-origin"], "https://book.example.org");
+    assert_eq!(
+        ok.headers()["access-control-allow-origin"],
+        "https://book.example.org"
+    );
     let denied = within(preflight("https://evil.example")).await.unwrap();
-    assert!(denied.headers().get("access-control-allow-origin").is_none());
+    assert!(denied
+        .headers()
+        .get("access-control-allow-origin")
+        .is_none());
 
     let post = |origin: &'static str| {
         c.post(proxy.url("/api/chat"))
@@ -192,7 +241,10 @@ async fn cors_only_for_configured_origins() {
     };
     let ok = within(post("https://book.example.org")).await.unwrap();
     assert_eq!(ok.status(), 200);
-    assert_eq!(ok.headers()["access-control-allow-origin"], "https://book.example.org");
+    assert_eq!(
+        ok.headers()["access-control-allow-origin"],
+        "https://book.example.org"
+    );
     text(ok).await;
     // A "simple" request from another origin is refused outright, not just hidden by CORS.
     let denied = within(post("https://evil.example")).await.unwrap();

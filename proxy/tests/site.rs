@@ -15,7 +15,11 @@ fn book() -> tempfile::TempDir {
     fs::write(p.join("docs/intro/index.html"), "<html>intro page</html>").unwrap();
     fs::write(p.join("docs/flat.html"), "<html>flat page</html>").unwrap();
     fs::write(p.join("404.html"), "<html>custom not found</html>").unwrap();
-    fs::write(p.join("assets/js/main.3f2a1b.js"), "console.log('book');\n".repeat(200)).unwrap();
+    fs::write(
+        p.join("assets/js/main.3f2a1b.js"),
+        "console.log('book');\n".repeat(200),
+    )
+    .unwrap();
     dir
 }
 
@@ -39,7 +43,10 @@ async fn serves_pages_assets_and_404() {
     let home = get(&proxy, "/", None).await;
     assert_eq!(home.status(), 200);
     assert_eq!(home.headers()["cache-control"], "no-cache");
-    assert!(home.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert!(home.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
     assert!(text(home).await.contains("home page"));
 
     for path in ["/docs/intro", "/docs/intro/"] {
@@ -57,7 +64,10 @@ async fn serves_pages_assets_and_404() {
 
     let asset = get(&proxy, "/assets/js/main.3f2a1b.js", None).await;
     assert_eq!(asset.status(), 200);
-    assert_eq!(asset.headers()["cache-control"], "public, max-age=31536000, immutable");
+    assert_eq!(
+        asset.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
     assert!(asset.headers().get("content-encoding").is_none());
     let plain_len = asset.bytes().await.unwrap().len();
 

@@ -83,22 +83,24 @@ pub async fn stub(scenario: Scenario, delay: Duration) -> StubHandle {
 
 /// A test configuration pointing at `base_url`, with short timeouts and a roomy rate limit.
 pub fn config_for(base_url: &str) -> Config {
-    let mut cfg = Config::default();
-    cfg.upstream = Some(UpstreamConfig {
-        chat_url: url::Url::parse(&format!("{base_url}/chat/completions")).unwrap(),
-        api_key: ApiKey::new(KEY),
-        model: MODEL.into(),
-    });
+    let mut cfg = Config {
+        upstream: Some(UpstreamConfig {
+            chat_url: url::Url::parse(&format!("{base_url}/chat/completions")).unwrap(),
+            api_key: ApiKey::new(KEY),
+            model: MODEL.into(),
+        }),
+        timeouts: Timeouts {
+            connect: Duration::from_secs(2),
+            first_byte: Duration::from_millis(600),
+            total: Duration::from_secs(5),
+        },
+        shutdown_grace: Duration::from_secs(2),
+        ..Config::default()
+    };
     cfg.generation.max_tokens = 77;
     cfg.generation.temperature = 0.3;
     cfg.rate_limit.capacity = 1000;
     cfg.rate_limit.per_minute = 1000;
-    cfg.timeouts = Timeouts {
-        connect: Duration::from_secs(2),
-        first_byte: Duration::from_millis(600),
-        total: Duration::from_secs(5),
-    };
-    cfg.shutdown_grace = Duration::from_secs(2);
     cfg
 }
 
@@ -179,7 +181,11 @@ pub fn content(evs: &[Event]) -> String {
     evs.iter()
         .filter(|e| e.event.is_none() && e.data != "[DONE]")
         .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
-        .filter_map(|v| v["choices"][0]["delta"]["content"].as_str().map(str::to_string))
+        .filter_map(|v| {
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_string)
+        })
         .collect()
 }
 
@@ -207,7 +213,15 @@ pub async fn expect_error(resp: reqwest::Response, status: u16, code: &str) -> V
     let body = text(resp).await;
     let v: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("not JSON: {body}"));
     assert_eq!(v["error"]["code"], code, "{v}");
-    assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
-    assert!(!body.contains(KEY) && !body.contains("SECRET"), "key leaked: {body}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{v}"
+    );
+    assert!(
+        !body.contains(KEY) && !body.contains("SECRET"),
+        "key leaked: {body}"
+    );
     v
 }
