@@ -26,7 +26,7 @@ mod walk;
 
 pub use category::CategoryLabels;
 pub use error::{DocsError, Warning};
-pub use slugger::{slug, Slugger};
+pub use slugger::Slugger;
 pub use walk::read_book;
 
 use std::borrow::Cow;
@@ -64,6 +64,21 @@ pub enum MarkdownFormat {
     Mdx,
     /// `.mdx` files are MDX, `.md` files CommonMark (`import` lines and `{braces}` are text).
     Detect,
+}
+
+impl std::str::FromStr for MarkdownFormat {
+    type Err = String;
+
+    /// `mdx` or `detect`, as written in `docusaurus.config` (`markdown.format`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "mdx" => Ok(Self::Mdx),
+            "detect" => Ok(Self::Detect),
+            other => Err(format!(
+                "unknown markdown format {other:?} (expected \"mdx\" or \"detect\")"
+            )),
+        }
+    }
 }
 
 /// All published docs of a folder, plus what looked wrong while reading it.

@@ -1,5 +1,6 @@
 //! Whole-page tests for `read_page`, including property tests.
 
+use super::slugger::slug;
 use super::*;
 use proptest::prelude::*;
 
@@ -230,6 +231,9 @@ fn crlf_bom_and_detect_format() {
     );
     assert_eq!(p.title, "Win");
     assert_eq!(p.sections[0].anchor.as_deref(), Some("a"));
+    assert_eq!("detect".parse(), Ok(MarkdownFormat::Detect));
+    assert_eq!("mdx".parse(), Ok(MarkdownFormat::Mdx));
+    assert!("md".parse::<MarkdownFormat>().is_err());
     let opts = ReadOptions {
         markdown_format: MarkdownFormat::Detect,
         ..Default::default()
