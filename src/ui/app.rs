@@ -664,7 +664,7 @@ fn exchange_view(ctx: Ctx, ex: RwSignal<Exchange>) -> impl IntoView {
                         aria-pressed=if rating == Some(Rating::Up) { "true" } else { "false" }
                         on:click=move |_| send_feedback(ctx, ex, Rating::Up)
                     >
-                        "👍"
+                        "▲"
                     </button>
                     <button
                         type="button"
@@ -673,7 +673,7 @@ fn exchange_view(ctx: Ctx, ex: RwSignal<Exchange>) -> impl IntoView {
                         aria-pressed=if rating == Some(Rating::Down) { "true" } else { "false" }
                         on:click=move |_| send_feedback(ctx, ex, Rating::Down)
                     >
-                        "👎"
+                        "▼"
                     </button>
                 </Show>
             }
@@ -821,7 +821,7 @@ pub fn App(env: Env, #[prop(optional)] start_open: bool) -> impl IntoView {
                 title=format!("Ask the book ({SHORTCUT})")
                 on:click=move |_| if ctx.open.get_untracked() { close_panel(ctx) } else { open_panel(ctx) }
             >
-                <span aria-hidden="true">"💬"</span>
+                <svg aria-hidden="true" width="26" height="26" viewBox="0 0 24 24" fill="currentColor"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"></path></svg>
             </button>
             {move || {
                 ctx.ask_pos
