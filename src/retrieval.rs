@@ -117,18 +117,17 @@ pub enum LoadError {
     Manifest(#[from] ManifestError),
     #[error("the book's passages are corrupt: {0}")]
     Chunks(String),
-    #[error("this widget build cannot read the binary index yet")]
-    NotWired,
+    #[error("the book's index is corrupt: {0}")]
+    Index(String),
 }
 
-/// Builds the retriever from the downloaded asset files.
-///
-/// A `chunks` file named `*.json` (a JSON array of `book_retrieval::Chunk`) is the development format,
-/// searched by [`MemoryRetriever`] with the manifest's optional `threshold`.
-/// TODO(lead): binary `index.<hash>.bin` + `chunks.<hash>.bin` through `book_retrieval::Index`/`ChunkTexts`.
+/// Builds the retriever from the downloaded asset files: the binary index and chunk texts
+/// (`book_retrieval::Index` + `ChunkTexts`), or, for development, a `chunks` file named `*.json`
+/// (a JSON array of `book_retrieval::Chunk`) searched by [`MemoryRetriever`] with the manifest's
+/// optional `threshold`.
 pub fn from_assets(
     manifest: &Manifest,
-    _index: &[u8],
+    index: &[u8],
     chunks: &[u8],
 ) -> Result<Box<dyn Retriever>, LoadError> {
     if manifest.files.chunks.ends_with(".json") {
@@ -140,7 +139,63 @@ pub fn from_assets(
             manifest.threshold.unwrap_or(1.0),
         )));
     }
-    Err(LoadError::NotWired)
+    let index = book_retrieval::Index::from_bytes(index, None)
+        .map_err(|e| LoadError::Index(e.to_string()))?;
+    let texts = book_retrieval::ChunkTexts::from_bytes(chunks, &index.content_hash, index.len())
+        .map_err(|e| LoadError::Chunks(e.to_string()))?;
+    Ok(Box::new(BookIndex { index, texts }))
+}
+
+/// The real index (BM25 only until the encoder is wired: `query_vector` is `None`).
+/// TODO(lead): load `files.encoder` after open and pass `encoder.encode(query)` as `query_vector`.
+pub struct BookIndex {
+    index: book_retrieval::Index,
+    texts: book_retrieval::ChunkTexts,
+}
+
+impl Retriever for BookIndex {
+    fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved {
+        let mut req = book_retrieval::SearchRequest::new(query, None);
+        req.k = k.clamp(1, MAX_TOP_K);
+        req.current_page_url = current_page_url;
+        let res = self.index.search(&req);
+        let settings = &self.index.meta.settings;
+        // Confidence compares the signal that decides refusal with its threshold.
+        let dense = res.mode != book_retrieval::Mode::Bm25Only;
+        let threshold = if dense {
+            settings.min_dense
+        } else {
+            settings.min_coverage
+        };
+        let sources = res
+            .hits
+            .iter()
+            .filter_map(|h| {
+                let meta = self.index.chunk(h.chunk)?;
+                Some(Source {
+                    chunk: h.chunk,
+                    chapter: meta.chapter.clone(),
+                    section: meta.section.clone(),
+                    url: meta.url.clone(),
+                    text: self.texts.get(h.chunk).unwrap_or_default().to_string(),
+                    score: if dense {
+                        h.dense.unwrap_or(0.0)
+                    } else {
+                        h.coverage
+                    },
+                })
+            })
+            .collect();
+        Retrieved {
+            sources,
+            refused: res.refused,
+            threshold,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.index.len()
+    }
 }
 
 /// In-memory retriever: term-overlap scoring with a current-page boost. For tests and demos only.
