@@ -159,14 +159,8 @@ impl Retriever for BookIndex {
         req.k = k.clamp(1, MAX_TOP_K);
         req.current_page_url = current_page_url;
         let res = self.index.search(&req);
-        let settings = &self.index.meta.settings;
         // Confidence compares the signal that decides refusal with its threshold.
-        let dense = res.mode != book_retrieval::Mode::Bm25Only;
-        let threshold = if dense {
-            settings.min_dense
-        } else {
-            settings.min_coverage
-        };
+        let threshold = res.threshold;
         let sources = res
             .hits
             .iter()
@@ -178,11 +172,7 @@ impl Retriever for BookIndex {
                     section: meta.section.clone(),
                     url: meta.url.clone(),
                     text: self.texts.get(h.chunk).unwrap_or_default().to_string(),
-                    score: if dense {
-                        h.dense.unwrap_or(0.0)
-                    } else {
-                        h.coverage
-                    },
+                    score: h.relevance,
                 })
             })
             .collect();

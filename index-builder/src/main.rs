@@ -1,3 +1,224 @@
-//! `index-builder`: Docusaurus docs -> static index asset.
+//! `index-builder`: turns a Docusaurus docs folder into the static index asset the chat widget
+//! searches in the browser, and queries or evaluates such an asset with the browser's own code.
+
+mod build;
+mod chunker;
 mod docs;
-fn main() {}
+mod embed;
+mod eval;
+mod model;
+mod query;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use book_retrieval::bm25::Bm25Params;
+use book_retrieval::SearchSettings;
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "index-builder",
+    version,
+    about = "Docusaurus docs -> static, quantized search index for the book chat widget"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the asset folder (manifest.json, index, chunk texts, encoder) from a docs folder.
+    Build {
+        #[command(flatten)]
+        book: BookArgs,
+        /// Output folder (e.g. static/book-index); files of earlier builds are replaced.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Answer questions from a built asset, exactly as the browser does; one JSON line per question.
+    Query {
+        /// The folder `build --out` wrote.
+        #[arg(long)]
+        index: PathBuf,
+        /// Results per question (1-20).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=20))]
+        k: u16,
+        /// JSON lines file of {"id": ..., "question": "..."}.
+        #[arg(long, conflicts_with = "question")]
+        batch: Option<PathBuf>,
+        /// A single question (instead of --batch).
+        #[arg(long)]
+        question: Option<String>,
+    },
+    /// Measure retrieval quality on a labelled question set (builds in memory, using the embedding cache).
+    Eval {
+        #[command(flatten)]
+        book: BookArgs,
+        /// JSON lines of {"id","question","path","heading","also"?} or {"id","question","out_of_scope":true}.
+        #[arg(long)]
+        questions: PathBuf,
+        #[arg(long, default_value_t = 5)]
+        k: usize,
+        /// Print every miss and every wrong refusal.
+        #[arg(long)]
+        misses: bool,
+        /// Write per-question refusal signals (id, out_of_scope, best cosine, best coverage) as JSON lines.
+        #[arg(long)]
+        signals: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Clone)]
+struct BookArgs {
+    /// The Docusaurus docs folder.
+    #[arg(long)]
+    docs: PathBuf,
+    /// The docs plugin's routeBasePath.
+    #[arg(long, default_value = "/docs")]
+    route_base_path: String,
+    /// The site's baseUrl.
+    #[arg(long, default_value = "/")]
+    base_url: String,
+    /// The site's trailingSlash setting (omit for Docusaurus' default).
+    #[arg(long)]
+    trailing_slash: Option<bool>,
+    /// Folder holding model.safetensors and vocab.txt (default: $BOOK_CHAT_MODEL_DIR, else ~/.cache/book-chat/model/...).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Embedding cache file (default ~/.cache/book-chat/embeddings.bin).
+    #[arg(long)]
+    cache: Option<PathBuf>,
+    /// Do not read or write the embedding cache.
+    #[arg(long)]
+    no_cache: bool,
+    /// Book title used in prompts.
+    #[arg(long, default_value = "the book")]
+    title: String,
+    /// Vocabulary ids below this always ship with the encoder (common English); the book's own tokens always do.
+    #[arg(long, default_value_t = 10000)]
+    common_vocab: usize,
+    /// No progress output.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl BookArgs {
+    fn options(&self) -> build::BuildOptions {
+        build::BuildOptions {
+            docs: self.docs.clone(),
+            read: docs::ReadOptions {
+                route_base_path: self.route_base_path.clone(),
+                base_url: self.base_url.clone(),
+                trailing_slash: self.trailing_slash,
+                ..Default::default()
+            },
+            model_dir: model::resolve_model_dir(self.model.as_deref()),
+            cache: if self.no_cache {
+                None
+            } else {
+                Some(self.cache.clone().unwrap_or_else(embed::default_cache_path))
+            },
+            limits: chunker::ChunkLimits::default(),
+            settings: SearchSettings::default(),
+            bm25: Bm25Params::default(),
+            common_vocab: self.common_vocab,
+            title: self.title.clone(),
+            progress: !self.quiet,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Build { book, out } => {
+            let opts = book.options();
+            let built = build::build(&opts)?;
+            for w in &built.book.warnings {
+                eprintln!("warning: {w}");
+            }
+            let manifest = build::write_asset(&built, &out)?;
+            if !book.quiet {
+                eprintln!(
+                    "wrote {} ({} chunks, index {})",
+                    out.display(),
+                    manifest.chunks,
+                    manifest.files.index
+                );
+            }
+            Ok(())
+        }
+        Command::Query {
+            index,
+            k,
+            batch,
+            question,
+        } => {
+            let asset = build::load_asset(&index)?;
+            match (batch, question) {
+                (Some(b), _) => query::run_batch(&asset, &b, k as usize),
+                (None, Some(q)) => {
+                    let r = query::search(&asset, &q, k as usize, book_retrieval::Mode::Hybrid);
+                    let answer = query::Answer {
+                        id: serde_json::Value::Null,
+                        refused: r.refused,
+                        results: query::rows(&asset.index, &r),
+                    };
+                    println!("{}", serde_json::to_string(&answer)?);
+                    Ok(())
+                }
+                (None, None) => anyhow::bail!("give --batch FILE or --question TEXT"),
+            }
+        }
+        Command::Eval {
+            book,
+            questions,
+            k,
+            misses,
+            signals,
+        } => {
+            let opts = book.options();
+            let qs = eval::read_questions(&questions)?;
+            let built = build::build(&opts)?;
+            let exact = model::load_f32_encoder(&opts.model_dir)
+                .context("loading the exact encoder for the reference run")?;
+            let rows = eval::run_all(&built, &exact, &qs, k);
+            eval::print_table(
+                &format!("{} ({} questions)", questions.display(), qs.len()),
+                &rows,
+            );
+            if let Some(path) = signals {
+                let lines: Vec<String> = eval::refusal_signals(&built, &qs, k)
+                    .into_iter()
+                    .map(|(id, oos, d, c)| {
+                        serde_json::json!({"id": id, "oos": oos, "dense": d, "coverage": c})
+                            .to_string()
+                    })
+                    .collect();
+                std::fs::write(&path, lines.join("\n"))
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            if misses {
+                for (name, _, m) in &rows {
+                    println!("\n[{name}] {} misses", m.len());
+                    for line in m {
+                        println!("  {line}");
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}

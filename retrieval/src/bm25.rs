@@ -20,7 +20,12 @@ pub struct Bm25Params {
 
 impl Default for Bm25Params {
     fn default() -> Self {
-        Self { k1: 1.2, b: 0.75, heading_weight: 3.0, title_weight: 1.5 }
+        Self {
+            k1: 1.2,
+            b: 0.75,
+            heading_weight: 3.0,
+            title_weight: 1.5,
+        }
     }
 }
 
@@ -57,7 +62,11 @@ impl Bm25 {
         for (i, d) in docs.iter().enumerate() {
             let mut tf: HashMap<String, f32> = HashMap::new();
             let mut len = 0.0;
-            for (text, w) in [(d.body, 1.0), (d.heading, params.heading_weight), (d.titles, params.title_weight)] {
+            for (text, w) in [
+                (d.body, 1.0),
+                (d.heading, params.heading_weight),
+                (d.titles, params.title_weight),
+            ] {
                 for t in analyze(text) {
                     *tf.entry(t).or_default() += w;
                     len += w;
@@ -92,9 +101,26 @@ impl Bm25 {
         tfs: Vec<u16>,
         doc_len: Vec<f32>,
     ) -> Bm25 {
-        let lookup = terms.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        let avg_len = if doc_len.is_empty() { 1.0 } else { (doc_len.iter().sum::<f32>() / doc_len.len() as f32).max(1.0) };
-        Bm25 { params, terms, lookup, offsets, docs, tfs, doc_len, avg_len }
+        let lookup = terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
+        let avg_len = if doc_len.is_empty() {
+            1.0
+        } else {
+            (doc_len.iter().sum::<f32>() / doc_len.len() as f32).max(1.0)
+        };
+        Bm25 {
+            params,
+            terms,
+            lookup,
+            offsets,
+            docs,
+            tfs,
+            doc_len,
+            avg_len,
+        }
     }
 
     /// Number of indexed chunks.
@@ -130,7 +156,10 @@ impl Bm25 {
                 total_idf += unseen_idf;
                 continue;
             };
-            let (lo, hi) = (self.offsets[ti as usize] as usize, self.offsets[ti as usize + 1] as usize);
+            let (lo, hi) = (
+                self.offsets[ti as usize] as usize,
+                self.offsets[ti as usize + 1] as usize,
+            );
             let idf = self.idf(hi - lo);
             total_idf += idf;
             for p in lo..hi {
@@ -141,8 +170,16 @@ impl Bm25 {
                 matched[d] += idf;
             }
         }
-        let coverage = if total_idf > 0.0 { matched.iter().map(|m| m / total_idf).collect() } else { matched };
-        Bm25Scores { scores, coverage, query_terms: terms.len() }
+        let coverage = if total_idf > 0.0 {
+            matched.iter().map(|m| m / total_idf).collect()
+        } else {
+            matched
+        };
+        Bm25Scores {
+            scores,
+            coverage,
+            query_terms: terms.len(),
+        }
     }
 
     /// Serializes the index section of the asset.
@@ -169,10 +206,22 @@ impl Bm25 {
 
     /// Reads the section written by [`Bm25::write`], validating every offset and id.
     pub fn read(r: &mut Reader, chunk_count: usize) -> Result<Bm25, AssetError> {
-        let corrupt = |reason: &str| AssetError::Corrupt { what: "index BM25 section", reason: reason.into() };
-        let params = Bm25Params { k1: r.finite_f32()?, b: r.finite_f32()?, heading_weight: r.finite_f32()?, title_weight: r.finite_f32()? };
+        let corrupt = |reason: &str| AssetError::Corrupt {
+            what: "index BM25 section",
+            reason: reason.into(),
+        };
+        let params = Bm25Params {
+            k1: r.finite_f32()?,
+            b: r.finite_f32()?,
+            heading_weight: r.finite_f32()?,
+            title_weight: r.finite_f32()?,
+        };
         let joined = r.str()?;
-        let terms: Vec<String> = if joined.is_empty() { Vec::new() } else { joined.split('\n').map(str::to_string).collect() };
+        let terms: Vec<String> = if joined.is_empty() {
+            Vec::new()
+        } else {
+            joined.split('\n').map(str::to_string).collect()
+        };
         let offsets = r.u32s()?;
         let deltas = r.u32s()?;
         let tfs = r.u16s()?;
@@ -190,7 +239,10 @@ impl Bm25 {
         for t in 0..terms.len() {
             let mut prev = 0u32;
             for &d in &deltas[offsets[t] as usize..offsets[t + 1] as usize] {
-                prev = prev.checked_add(d).filter(|&v| (v as usize) < chunk_count).ok_or_else(|| corrupt("posting points past the last chunk"))?;
+                prev = prev
+                    .checked_add(d)
+                    .filter(|&v| (v as usize) < chunk_count)
+                    .ok_or_else(|| corrupt("posting points past the last chunk"))?;
                 docs.push(prev);
             }
         }
@@ -213,9 +265,21 @@ mod tests {
 
     fn docs() -> Vec<Bm25Doc<'static>> {
         vec![
-            Bm25Doc { body: "Publishers send messages on topics.", heading: "Publishing", titles: "ROS 2 Nodes" },
-            Bm25Doc { body: "Gazebo simulates physics and sensors.", heading: "Physics", titles: "Simulation" },
-            Bm25Doc { body: "A topic carries messages between nodes.", heading: "Topics", titles: "ROS 2 Nodes" },
+            Bm25Doc {
+                body: "Publishers send messages on topics.",
+                heading: "Publishing",
+                titles: "ROS 2 Nodes",
+            },
+            Bm25Doc {
+                body: "Gazebo simulates physics and sensors.",
+                heading: "Physics",
+                titles: "Simulation",
+            },
+            Bm25Doc {
+                body: "A topic carries messages between nodes.",
+                heading: "Topics",
+                titles: "ROS 2 Nodes",
+            },
         ]
     }
 

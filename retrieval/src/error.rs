@@ -7,8 +7,14 @@ pub enum AssetError {
     #[error("{what}: not a book-chat asset (bad magic bytes)")]
     BadMagic { what: &'static str },
     /// The file was written by an incompatible version of the format.
-    #[error("{what}: format version {found} is not supported (this build reads version {supported})")]
-    UnsupportedVersion { what: &'static str, found: u32, supported: u32 },
+    #[error(
+        "{what}: format version {found} is not supported (this build reads version {supported})"
+    )]
+    UnsupportedVersion {
+        what: &'static str,
+        found: u32,
+        supported: u32,
+    },
     /// The file ends before a field it declares.
     #[error("{what}: file is truncated (needed more bytes at offset {offset})")]
     Truncated { what: &'static str, offset: usize },
@@ -20,7 +26,11 @@ pub enum AssetError {
     NotFinite { what: &'static str },
     /// Vector dimensions disagree between files (e.g. index built for another model).
     #[error("{what}: dimension mismatch (expected {expected}, found {found})")]
-    DimensionMismatch { what: &'static str, expected: usize, found: usize },
+    DimensionMismatch {
+        what: &'static str,
+        expected: usize,
+        found: usize,
+    },
     /// Two files belong to different builds or models.
     #[error("{what}: does not belong to this index ({reason})")]
     Mismatch { what: &'static str, reason: String },

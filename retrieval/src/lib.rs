@@ -20,7 +20,9 @@ pub mod vectors;
 pub use chunk::{Chunk, ChunkMeta};
 pub use encoder::Encoder;
 pub use error::AssetError;
-pub use index::{Hit, Index, IndexMeta, Mode, PageInfo, SearchRequest, SearchResults, SearchSettings};
+pub use index::{
+    Hit, Index, IndexMeta, Mode, PageInfo, SearchRequest, SearchResults, SearchSettings,
+};
 pub use manifest::Manifest;
 pub use texts::ChunkTexts;
 

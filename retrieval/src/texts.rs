@@ -42,7 +42,10 @@ impl ChunkTexts {
 
     /// Serializes (texts deflated as one JSON array).
     pub fn to_bytes(&self) -> Result<Vec<u8>, AssetError> {
-        let json = serde_json::to_vec(&self.texts).map_err(|e| AssetError::Corrupt { what: WHAT, reason: e.to_string() })?;
+        let json = serde_json::to_vec(&self.texts).map_err(|e| AssetError::Corrupt {
+            what: WHAT,
+            reason: e.to_string(),
+        })?;
         let body = miniz_oxide::deflate::compress_to_vec(&json, 9);
         let mut w = Writer::default();
         w.buf.extend_from_slice(TEXTS_MAGIC);
@@ -62,11 +65,18 @@ impl ChunkTexts {
         }
         let version = r.u32()?;
         if version != TEXTS_VERSION {
-            return Err(AssetError::UnsupportedVersion { what: WHAT, found: version, supported: TEXTS_VERSION });
+            return Err(AssetError::UnsupportedVersion {
+                what: WHAT,
+                found: version,
+                supported: TEXTS_VERSION,
+            });
         }
         let for_index = r.str()?.to_string();
         if for_index != index_hash {
-            return Err(AssetError::Mismatch { what: WHAT, reason: format!("built for index {for_index}, loaded index is {index_hash}") });
+            return Err(AssetError::Mismatch {
+                what: WHAT,
+                reason: format!("built for index {for_index}, loaded index is {index_hash}"),
+            });
         }
         let hash = r.str()?.to_string();
         let n = r.u32()? as usize;
@@ -75,10 +85,20 @@ impl ChunkTexts {
             return Err(AssetError::HashMismatch { what: WHAT });
         }
         let json = crate::index::inflate(body)?;
-        let texts: Vec<String> = serde_json::from_slice(&json).map_err(|e| AssetError::Corrupt { what: WHAT, reason: e.to_string() })?;
+        let texts: Vec<String> =
+            serde_json::from_slice(&json).map_err(|e| AssetError::Corrupt {
+                what: WHAT,
+                reason: e.to_string(),
+            })?;
         if texts.len() != n || n != count {
-            return Err(AssetError::Mismatch { what: WHAT, reason: format!("{} texts for {count} chunks", texts.len()) });
+            return Err(AssetError::Mismatch {
+                what: WHAT,
+                reason: format!("{} texts for {count} chunks", texts.len()),
+            });
         }
-        Ok(Self { index_hash: for_index, texts })
+        Ok(Self {
+            index_hash: for_index,
+            texts,
+        })
     }
 }

@@ -48,8 +48,17 @@ impl WordPiece {
             // Later duplicates do not override earlier ids (vocab.txt has none, but be safe).
             ids.entry((*t).to_string()).or_insert(i as u32);
         }
-        let get = |name: &'static str| ids.get(name).copied().ok_or(VocabError::MissingSpecial(name));
-        Ok(Self { unk: get(UNK)?, cls: get(CLS)?, sep: get(SEP)?, ids })
+        let get = |name: &'static str| {
+            ids.get(name)
+                .copied()
+                .ok_or(VocabError::MissingSpecial(name))
+        };
+        Ok(Self {
+            unk: get(UNK)?,
+            cls: get(CLS)?,
+            sep: get(SEP)?,
+            ids,
+        })
     }
 
     /// Id of `[UNK]`.
@@ -64,7 +73,11 @@ impl WordPiece {
 
     /// Number of entries in the vocabulary (the largest id + 1).
     pub fn vocab_len(&self) -> usize {
-        self.ids.values().map(|&v| v as usize + 1).max().unwrap_or(0)
+        self.ids
+            .values()
+            .map(|&v| v as usize + 1)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Token ids of `text` wrapped in `[CLS]` … `[SEP]`, truncated to `max_len` ids in all.
@@ -217,7 +230,10 @@ mod tests {
 
     #[test]
     fn splits_words_into_longest_pieces() {
-        assert_eq!(tiny().encode("Hello, unaffable worlds!", 64), vec![2, 4, 10, 7, 8, 9, 5, 6, 11, 3]);
+        assert_eq!(
+            tiny().encode("Hello, unaffable worlds!", 64),
+            vec![2, 4, 10, 7, 8, 9, 5, 6, 11, 3]
+        );
     }
 
     #[test]
@@ -237,6 +253,9 @@ mod tests {
 
     #[test]
     fn missing_special_is_an_error() {
-        assert_eq!(WordPiece::from_vocab_text("a\nb").unwrap_err(), VocabError::MissingSpecial("[UNK]"));
+        assert_eq!(
+            WordPiece::from_vocab_text("a\nb").unwrap_err(),
+            VocabError::MissingSpecial("[UNK]")
+        );
     }
 }

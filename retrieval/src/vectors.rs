@@ -50,7 +50,11 @@ impl QuantizedVectors {
     pub fn exact(&self, query: &[f32], i: usize) -> f32 {
         let row = &self.codes[i * self.dim..(i + 1) * self.dim];
         let s = self.scales[i];
-        row.iter().zip(query).map(|(&c, q)| c as f32 * q).sum::<f32>() * s
+        row.iter()
+            .zip(query)
+            .map(|(&c, q)| c as f32 * q)
+            .sum::<f32>()
+            * s
     }
 
     /// Top `k` vectors by cosine: integer scan over all, exact rescoring of the best candidates.
@@ -60,10 +64,15 @@ impl QuantizedVectors {
         let keep = (k * RESCORE_FACTOR).max(RESCORE_MIN).min(approx.len());
         let mut cand: Vec<u32> = (0..approx.len() as u32).collect();
         if keep < cand.len() && keep > 0 {
-            cand.select_nth_unstable_by(keep - 1, |&a, &b| approx[b as usize].total_cmp(&approx[a as usize]));
+            cand.select_nth_unstable_by(keep - 1, |&a, &b| {
+                approx[b as usize].total_cmp(&approx[a as usize])
+            });
             cand.truncate(keep);
         }
-        let mut scored: Vec<(u32, f32)> = cand.into_iter().map(|i| (i, self.exact(query, i as usize))).collect();
+        let mut scored: Vec<(u32, f32)> = cand
+            .into_iter()
+            .map(|i| (i, self.exact(query, i as usize)))
+            .collect();
         scored.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored.truncate(k);
         scored

@@ -22,10 +22,14 @@ impl Encoder {
         }
         body.str(&self.vocab_text);
         match &self.words {
-            WordEmbeddings::I8 { row_of, q, scale } => {
+            WordEmbeddings::Q4 {
+                row_of,
+                packed,
+                scales,
+            } => {
                 body.u16s(row_of);
-                body.i8s(q);
-                body.f32s(scale);
+                body.bytes(packed);
+                body.f32s(scales);
             }
             WordEmbeddings::F32(_) => return Err(not_quantized()),
         }
@@ -58,11 +62,18 @@ impl Encoder {
         }
         let version = r.u32()?;
         if version != ENCODER_VERSION {
-            return Err(AssetError::UnsupportedVersion { what: WHAT, found: version, supported: ENCODER_VERSION });
+            return Err(AssetError::UnsupportedVersion {
+                what: WHAT,
+                found: version,
+                supported: ENCODER_VERSION,
+            });
         }
         let model = r.str()?;
         if model != MODEL_ID {
-            return Err(AssetError::Mismatch { what: WHAT, reason: format!("model {model}, expected {MODEL_ID}") });
+            return Err(AssetError::Mismatch {
+                what: WHAT,
+                reason: format!("model {model}, expected {MODEL_ID}"),
+            });
         }
         let hash = r.str()?.to_string();
         let body = r.bytes()?;
@@ -81,30 +92,49 @@ impl Encoder {
             intermediate: dims[3],
             max_positions: dims[4],
         };
-        let expected = EncoderConfig { max_positions: config.max_positions, ..EncoderConfig::MINILM_L6 };
+        let expected = EncoderConfig {
+            max_positions: config.max_positions,
+            ..EncoderConfig::MINILM_L6
+        };
         if config != expected || config.max_positions == 0 || config.max_positions > 512 {
             return Err(corrupt(format!("unexpected model shape {config:?}")));
         }
         let h = config.hidden;
         let vocab_text = r.str()?.to_string();
-        let tokenizer = WordPiece::from_vocab_text(&vocab_text).map_err(|e| corrupt(e.to_string()))?;
+        let tokenizer =
+            WordPiece::from_vocab_text(&vocab_text).map_err(|e| corrupt(e.to_string()))?;
         let row_of = r.u16s()?;
-        let q = r.i8s()?;
-        let scale = r.f32s()?;
-        let rows = scale.len();
-        if q.len() != rows * h || row_of.len() != tokenizer.vocab_len() {
+        let packed = r.bytes()?.to_vec();
+        let scales = r.f32s()?;
+        let rows = packed.len() * 2 / h;
+        if packed.len() * 2 != rows * h
+            || scales.len() != (rows * h).div_ceil(super::Q4_GROUP)
+            || row_of.len() != tokenizer.vocab_len()
+        {
             return Err(corrupt("word embedding table has the wrong size".into()));
         }
-        if row_of.iter().any(|&x| x != super::NO_ROW && x as usize >= rows)
-            || row_of.get(tokenizer.unk_id() as usize).is_none_or(|&x| x == super::NO_ROW)
+        if row_of
+            .iter()
+            .any(|&x| x != super::NO_ROW && x as usize >= rows)
+            || row_of
+                .get(tokenizer.unk_id() as usize)
+                .is_none_or(|&x| x == super::NO_ROW)
         {
-            return Err(corrupt("word embedding row map points outside the table".into()));
+            return Err(corrupt(
+                "word embedding row map points outside the table".into(),
+            ));
         }
-        let words = WordEmbeddings::I8 { row_of, q, scale };
+        let words = WordEmbeddings::Q4 {
+            row_of,
+            packed,
+            scales,
+        };
         let positions = r.f32s()?;
         let token_type = r.f32s()?;
         if positions.len() != config.max_positions * h || token_type.len() != h {
-            return Err(corrupt("position or token type embeddings have the wrong size".into()));
+            return Err(corrupt(
+                "position or token type embeddings have the wrong size".into(),
+            ));
         }
         let embed_norm = read_norm(&mut r, h)?;
         let mut layers = Vec::with_capacity(config.layers);
@@ -117,18 +147,42 @@ impl Encoder {
             let ff_in = read_linear(&mut r, config.intermediate, h)?;
             let ff_out = read_linear(&mut r, h, config.intermediate)?;
             let ff_norm = read_norm(&mut r, h)?;
-            layers.push(Layer { query, key, value, attn_out, attn_norm, ff_in, ff_out, ff_norm });
+            layers.push(Layer {
+                query,
+                key,
+                value,
+                attn_out,
+                attn_norm,
+                ff_in,
+                ff_out,
+                ff_norm,
+            });
         }
         if !r.is_empty() {
             return Err(corrupt("trailing bytes after the last layer".into()));
         }
-        Ok(Encoder { config, tokenizer, vocab_text, words, positions, token_type, embed_norm, layers })
+        Ok(Encoder {
+            config,
+            tokenizer,
+            vocab_text,
+            words,
+            positions,
+            token_type,
+            embed_norm,
+            layers,
+        })
     }
 }
 
 fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
     match l {
-        Linear::I8 { q, scale, b, out, inp } => {
+        Linear::I8 {
+            q,
+            scale,
+            b,
+            out,
+            inp,
+        } => {
             w.u32(*out as u32);
             w.u32(*inp as u32);
             w.i8s(q);
@@ -146,9 +200,17 @@ fn read_linear(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, AssetEr
     let scale = r.f32s()?;
     let b = r.f32s()?;
     if o != out || i != inp || q.len() != out * inp || scale.len() != out || b.len() != out {
-        return Err(corrupt(format!("layer of shape {o}x{i} where {out}x{inp} was expected")));
+        return Err(corrupt(format!(
+            "layer of shape {o}x{i} where {out}x{inp} was expected"
+        )));
     }
-    Ok(Linear::I8 { q, scale, b, out, inp })
+    Ok(Linear::I8 {
+        q,
+        scale,
+        b,
+        out,
+        inp,
+    })
 }
 
 fn write_norm(w: &mut Writer, n: &LayerNorm) {
@@ -170,5 +232,8 @@ fn corrupt(reason: String) -> AssetError {
 }
 
 fn not_quantized() -> AssetError {
-    AssetError::Corrupt { what: WHAT, reason: "only a quantized encoder can be written".into() }
+    AssetError::Corrupt {
+        what: WHAT,
+        reason: "only a quantized encoder can be written".into(),
+    }
 }

@@ -5,9 +5,20 @@
 #[derive(Debug, Clone)]
 pub enum Linear {
     /// Exact weights, used natively at build time.
-    F32 { w: Vec<f32>, b: Vec<f32>, out: usize, inp: usize },
+    F32 {
+        w: Vec<f32>,
+        b: Vec<f32>,
+        out: usize,
+        inp: usize,
+    },
     /// Symmetric int8 weights, `w[j][k] ≈ q[j][k] * scale[j]`; activations are quantized per row on the fly.
-    I8 { q: Vec<i8>, scale: Vec<f32>, b: Vec<f32>, out: usize, inp: usize },
+    I8 {
+        q: Vec<i8>,
+        scale: Vec<f32>,
+        b: Vec<f32>,
+        out: usize,
+        inp: usize,
+    },
 }
 
 impl Linear {
@@ -30,7 +41,13 @@ impl Linear {
         match self {
             Linear::F32 { w, b, out, inp } => {
                 let (q, scale) = quantize_rows(w, *inp);
-                Linear::I8 { q, scale, b: b.clone(), out: *out, inp: *inp }
+                Linear::I8 {
+                    q,
+                    scale,
+                    b: b.clone(),
+                    out: *out,
+                    inp: *inp,
+                }
             }
             other => other.clone(),
         }
@@ -50,10 +67,20 @@ impl Linear {
                 // x is n×inp row-major, w is out×inp row-major read as its transpose, y is n×out.
                 unsafe {
                     matrixmultiply::sgemm(
-                        n, inp, out, 1.0,
-                        x.as_ptr(), inp as isize, 1,
-                        w.as_ptr(), 1, inp as isize,
-                        1.0, y.as_mut_ptr(), out as isize, 1,
+                        n,
+                        inp,
+                        out,
+                        1.0,
+                        x.as_ptr(),
+                        inp as isize,
+                        1,
+                        w.as_ptr(),
+                        1,
+                        inp as isize,
+                        1.0,
+                        y.as_mut_ptr(),
+                        out as isize,
+                        1,
                     );
                 }
             }
@@ -82,7 +109,9 @@ pub fn quantize_rows(w: &[f32], width: usize) -> (Vec<i8>, Vec<f32>) {
 
 /// Quantizes one row into `dst`, returning its scale (`x ≈ q * scale`). All-zero rows get scale 0.
 pub fn quantize_into(src: &[f32], dst: &mut [i8]) -> f32 {
-    let max = src.iter().fold(0f32, |m, v| if v.is_finite() { m.max(v.abs()) } else { m });
+    let max = src
+        .iter()
+        .fold(0f32, |m, v| if v.is_finite() { m.max(v.abs()) } else { m });
     if max == 0.0 {
         dst.iter_mut().for_each(|d| *d = 0);
         return 0.0;
@@ -177,9 +206,13 @@ mod tests {
     #[test]
     fn int8_layer_tracks_f32_layer() {
         let (out, inp, n) = (8, 32, 3);
-        let w: Vec<f32> = (0..out * inp).map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0).collect();
+        let w: Vec<f32> = (0..out * inp)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
+            .collect();
         let b: Vec<f32> = (0..out).map(|i| i as f32 * 0.1).collect();
-        let x: Vec<f32> = (0..n * inp).map(|i| ((i * 13 % 29) as f32 - 14.0) / 7.0).collect();
+        let x: Vec<f32> = (0..n * inp)
+            .map(|i| ((i * 13 % 29) as f32 - 14.0) / 7.0)
+            .collect();
         let f = Linear::F32 { w, b, out, inp };
         let (mut y1, mut y2) = (Vec::new(), Vec::new());
         f.forward(&x, n, &mut y1);

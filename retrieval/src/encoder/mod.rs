@@ -28,8 +28,13 @@ pub struct EncoderConfig {
 
 impl EncoderConfig {
     /// all-MiniLM-L6-v2.
-    pub const MINILM_L6: EncoderConfig =
-        EncoderConfig { hidden: 384, layers: 6, heads: 12, intermediate: 1536, max_positions: 512 };
+    pub const MINILM_L6: EncoderConfig = EncoderConfig {
+        hidden: 384,
+        layers: 6,
+        heads: 12,
+        intermediate: 1536,
+        max_positions: 512,
+    };
 }
 
 /// Layer normalization parameters.
@@ -71,8 +76,45 @@ pub struct Layer {
 pub enum WordEmbeddings {
     /// The full f32 table (build time).
     F32(Vec<f32>),
-    /// Pruned int8 rows with one scale each (shipped).
-    I8 { row_of: Vec<u16>, q: Vec<i8>, scale: Vec<f32> },
+    /// Pruned rows at 4 bits, two values a byte, one scale per group of [`Q4_GROUP`] values (shipped):
+    /// the table is the largest part of the model, and 4 bits keep it inside the download budget.
+    Q4 {
+        row_of: Vec<u16>,
+        packed: Vec<u8>,
+        scales: Vec<f32>,
+    },
+}
+
+/// Values sharing one scale in the 4-bit word embeddings.
+pub const Q4_GROUP: usize = 64;
+
+/// Packs values into 4-bit codes (-7..=7, offset by 8) with one scale per group of `Q4_GROUP`.
+pub fn quantize_q4(values: &[f32]) -> (Vec<u8>, Vec<f32>) {
+    let mut packed = vec![0u8; values.len().div_ceil(2)];
+    let mut scales = Vec::with_capacity(values.len().div_ceil(Q4_GROUP));
+    for (g, group) in values.chunks(Q4_GROUP).enumerate() {
+        let max = group.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let scale = max / 7.0;
+        scales.push(scale);
+        for (i, v) in group.iter().enumerate() {
+            let q = if scale > 0.0 {
+                (v / scale).round().clamp(-7.0, 7.0) as i8
+            } else {
+                0
+            };
+            let idx = g * Q4_GROUP + i;
+            let code = (q + 8) as u8;
+            packed[idx / 2] |= if idx % 2 == 0 { code } else { code << 4 };
+        }
+    }
+    (packed, scales)
+}
+
+/// Reads value `idx` back from [`quantize_q4`]'s output.
+fn q4_value(packed: &[u8], scales: &[f32], idx: usize) -> f32 {
+    let byte = packed.get(idx / 2).copied().unwrap_or(8);
+    let code = if idx % 2 == 0 { byte & 0x0f } else { byte >> 4 };
+    (code as i8 - 8) as f32 * scales.get(idx / Q4_GROUP).copied().unwrap_or(0.0)
 }
 
 /// Marks a vocabulary id whose embedding row was pruned; it is embedded as `[UNK]`.
@@ -146,17 +188,22 @@ impl Encoder {
                     out.copy_from_slice(src);
                 }
             }
-            WordEmbeddings::I8 { row_of, q, scale } => {
-                let unk = row_of.get(self.tokenizer.unk_id() as usize).copied().unwrap_or(0);
+            WordEmbeddings::Q4 {
+                row_of,
+                packed,
+                scales,
+            } => {
+                let unk = row_of
+                    .get(self.tokenizer.unk_id() as usize)
+                    .copied()
+                    .unwrap_or(0);
                 let mut r = row_of.get(id as usize).copied().unwrap_or(NO_ROW);
                 if r == NO_ROW {
                     r = unk;
                 }
-                let r = r as usize;
-                if let (Some(src), Some(&s)) = (q.get(r * h..(r + 1) * h), scale.get(r)) {
-                    for (o, v) in out.iter_mut().zip(src) {
-                        *o = *v as f32 * s;
-                    }
+                let base = r as usize * h;
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = q4_value(packed, scales, base + i);
                 }
             }
         }
@@ -216,7 +263,7 @@ impl Encoder {
     }
 
     /// The shipped form: int8 layers, and word embeddings kept only for `keep[id] == true`
-    /// (plus the special tokens), int8 per row.
+    /// (plus the special tokens), at 4 bits.
     pub fn quantized(&self, keep: &[bool]) -> Encoder {
         let h = self.config.hidden;
         let words = match &self.words {
@@ -227,13 +274,19 @@ impl Encoder {
                 for id in 0..vocab {
                     // [PAD], [UNK], [CLS], [SEP], [MASK] and the unused ids before them are always kept.
                     let special = id <= 103;
-                    if (keep.get(id).copied().unwrap_or(false) || special) && rows.len() / h < NO_ROW as usize {
+                    if (keep.get(id).copied().unwrap_or(false) || special)
+                        && rows.len() / h < NO_ROW as usize
+                    {
                         row_of[id] = (rows.len() / h) as u16;
                         rows.extend_from_slice(&table[id * h..(id + 1) * h]);
                     }
                 }
-                let (q, scale) = quantize_rows(&rows, h);
-                WordEmbeddings::I8 { row_of, q, scale }
+                let (packed, scales) = quantize_q4(&rows);
+                WordEmbeddings::Q4 {
+                    row_of,
+                    packed,
+                    scales,
+                }
             }
             other => other.clone(),
         };
@@ -253,7 +306,10 @@ impl Encoder {
             .collect();
         let positions_kept = MAX_TOKENS.min(self.config.max_positions);
         Encoder {
-            config: EncoderConfig { max_positions: positions_kept, ..self.config },
+            config: EncoderConfig {
+                max_positions: positions_kept,
+                ..self.config
+            },
             tokenizer: self.tokenizer.clone(),
             vocab_text: self.vocab_text.clone(),
             words,
@@ -286,5 +342,22 @@ pub fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
         v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn q4_round_trip_error_is_bounded(v in proptest::collection::vec(-3f32..3f32, 1..300)) {
+            let (packed, scales) = quantize_q4(&v);
+            for (i, x) in v.iter().enumerate() {
+                let s = scales[i / Q4_GROUP];
+                prop_assert!((q4_value(&packed, &scales, i) - x).abs() <= s * 0.5 + 1e-5);
+            }
+        }
     }
 }

@@ -1,0 +1,233 @@
+//! The build pipeline: read the docs, chunk, embed, index, and write the asset folder.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use book_retrieval::bm25::{Bm25, Bm25Doc, Bm25Params};
+use book_retrieval::encoder::MODEL_ID;
+use book_retrieval::manifest::{Manifest, ManifestFiles, MANIFEST_VERSION};
+use book_retrieval::vectors::QuantizedVectors;
+use book_retrieval::{ChunkTexts, Encoder, Index, IndexMeta, PageInfo, SearchSettings};
+
+use crate::chunker::{chunk_page, BuiltChunk, ChunkLimits};
+use crate::docs::{read_book, Book, ReadOptions};
+use crate::embed::EmbeddingCache;
+
+/// Everything a build needs to know.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub docs: PathBuf,
+    pub read: ReadOptions,
+    pub model_dir: PathBuf,
+    pub cache: Option<PathBuf>,
+    pub limits: ChunkLimits,
+    pub settings: SearchSettings,
+    pub bm25: Bm25Params,
+    /// Vocabulary ids below this are kept in the shipped encoder whether or not the book uses them
+    /// (BERT's vocabulary lists common English words first).
+    pub common_vocab: usize,
+    pub title: String,
+    pub progress: bool,
+}
+
+/// The result of a build, in memory.
+pub struct BuiltBook {
+    pub book: Book,
+    pub chunks: Vec<BuiltChunk>,
+    /// Exact f32 vectors, one row per chunk (the evaluation's reference).
+    pub exact_vectors: Vec<f32>,
+    pub index: Index,
+    pub encoder: Encoder,
+    /// Chunks embedded in this build (the rest came from the cache).
+    pub embedded: usize,
+}
+
+/// Reads, chunks, embeds and indexes the book.
+pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
+    let t0 = Instant::now();
+    let book = read_book(&opts.docs, &opts.read)
+        .with_context(|| format!("cannot read the docs at {}", opts.docs.display()))?;
+    let mut chunks = Vec::new();
+    let mut pages = Vec::new();
+    for page in book.pages.iter().filter(|p| p.chat) {
+        let page_no = pages.len() as u32;
+        pages.push(PageInfo {
+            url: page.url.clone(),
+            title: page.title.clone(),
+            path: page.path.clone(),
+            module: page.module.clone(),
+        });
+        chunks.extend(chunk_page(page, page_no, opts.limits));
+    }
+    if chunks.is_empty() {
+        anyhow::bail!(
+            "no text to index in {} (no .md/.mdx pages with content)",
+            opts.docs.display()
+        );
+    }
+    let f32_encoder = crate::model::load_f32_encoder(&opts.model_dir)?;
+    let mut cache = EmbeddingCache::open(opts.cache.as_deref(), f32_encoder.dim());
+    let texts: Vec<String> = chunks.iter().map(|c| c.embed_text.clone()).collect();
+    let (exact_vectors, embedded) = cache.embed_all(&f32_encoder, &texts, opts.progress);
+    cache.save()?;
+    let dim = f32_encoder.dim();
+    let docs: Vec<Bm25Doc> = chunks
+        .iter()
+        .map(|c| Bm25Doc {
+            body: &c.chunk.text,
+            heading: &c.heading,
+            titles: &c.titles,
+        })
+        .collect();
+    let bm25 = Bm25::build(&docs, opts.bm25);
+    let meta = IndexMeta {
+        chunks: chunks.iter().map(|c| c.chunk.meta.clone()).collect(),
+        pages,
+        settings: opts.settings,
+        book_title: opts.title.clone(),
+    };
+    let vectors = QuantizedVectors::quantize(&exact_vectors, dim);
+    let mut index = Index {
+        model_id: MODEL_ID.to_string(),
+        content_hash: String::new(),
+        meta,
+        vectors,
+        bm25,
+    };
+    // The hash is computed while serializing; load it back so the in-memory index is exactly the file's.
+    let bytes = index.to_bytes()?;
+    index = Index::from_bytes(&bytes, Some(dim))?;
+    let encoder = f32_encoder.quantized(&vocab_to_keep(&f32_encoder, &chunks, opts.common_vocab));
+    if opts.progress {
+        eprintln!(
+            "indexed {} pages, {} chunks ({} embedded, {} cached) in {:.1}s",
+            book.pages.len(),
+            chunks.len(),
+            embedded,
+            chunks.len() - embedded,
+            t0.elapsed().as_secs_f32()
+        );
+    }
+    Ok(BuiltBook {
+        book,
+        chunks,
+        exact_vectors,
+        index,
+        encoder,
+        embedded,
+    })
+}
+
+/// Vocabulary ids whose embeddings ship: common English plus every token the book itself uses.
+fn vocab_to_keep(encoder: &Encoder, chunks: &[BuiltChunk], common: usize) -> Vec<bool> {
+    let mut keep: Vec<bool> = (0..encoder.tokenizer.vocab_len())
+        .map(|id| id < common)
+        .collect();
+    for c in chunks {
+        for id in encoder.tokenizer.encode(&c.embed_text, usize::MAX) {
+            if let Some(k) = keep.get_mut(id as usize) {
+                *k = true;
+            }
+        }
+    }
+    keep
+}
+
+/// Writes the asset folder: content-hashed index, texts and encoder files plus `manifest.json`,
+/// removing files of earlier builds.
+pub fn write_asset(built: &BuiltBook, out: &Path) -> Result<Manifest> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let index_bytes = built.index.to_bytes()?;
+    let texts = ChunkTexts::new(
+        built.index.content_hash.clone(),
+        built.chunks.iter().map(|c| c.chunk.text.clone()).collect(),
+    );
+    let text_bytes = texts.to_bytes()?;
+    let encoder_bytes = built.encoder.to_bytes()?;
+    let name = |stem: &str, bytes: &[u8]| {
+        format!("{stem}.{}.bin", book_retrieval::hash::content_hash(bytes))
+    };
+    let files = ManifestFiles {
+        index: name("index", &index_bytes),
+        chunks: name("chunks", &text_bytes),
+        encoder: Some(name("encoder", &encoder_bytes)),
+    };
+    for (file, bytes) in [(&files.index, &index_bytes), (&files.chunks, &text_bytes)] {
+        write_file(&out.join(file), bytes)?;
+    }
+    if let Some(enc) = &files.encoder {
+        write_file(&out.join(enc), &encoder_bytes)?;
+    }
+    let manifest = Manifest {
+        format_version: MANIFEST_VERSION,
+        model_id: MODEL_ID.to_string(),
+        content_hash: built.index.content_hash.clone(),
+        dim: built.index.dim(),
+        chunks: built.index.len(),
+        files: files.clone(),
+    };
+    let keep = [
+        Some(&files.index),
+        Some(&files.chunks),
+        files.encoder.as_ref(),
+    ];
+    if let Ok(entries) = std::fs::read_dir(out) {
+        for e in entries.flatten() {
+            let n = e.file_name().to_string_lossy().to_string();
+            let ours = ["index.", "chunks.", "encoder."]
+                .iter()
+                .any(|p| n.starts_with(p))
+                && n.ends_with(".bin");
+            if ours && !keep.iter().flatten().any(|k| **k == n) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    write_file(
+        &out.join("manifest.json"),
+        serde_json::to_string_pretty(&manifest)?.as_bytes(),
+    )?;
+    Ok(manifest)
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// A loaded asset folder: what `query` (and the browser) search.
+pub struct LoadedAsset {
+    pub index: Index,
+    pub encoder: Option<Encoder>,
+}
+
+/// Loads an asset folder through its manifest.
+pub fn load_asset(dir: &Path) -> Result<LoadedAsset> {
+    let mpath = dir.join("manifest.json");
+    let manifest: Manifest = serde_json::from_slice(&std::fs::read(&mpath).with_context(|| {
+        format!(
+            "cannot read {} (is --index the folder `build --out` wrote?)",
+            mpath.display()
+        )
+    })?)
+    .with_context(|| format!("{} is not a valid manifest", mpath.display()))?;
+    let encoder = match &manifest.files.encoder {
+        Some(f) => {
+            let p = dir.join(f);
+            let bytes =
+                std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
+            Some(
+                Encoder::from_bytes(&bytes)
+                    .with_context(|| format!("cannot load {}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let p = dir.join(&manifest.files.index);
+    let bytes = std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
+    let index = Index::from_bytes(&bytes, encoder.as_ref().map(Encoder::dim))
+        .with_context(|| format!("cannot load {}", p.display()))?;
+    Ok(LoadedAsset { index, encoder })
+}

@@ -1,0 +1,291 @@
+//! Splits pages into chunks along the heading hierarchy, with size bounds: every chunk belongs to
+//! exactly one section (so every result names the section it came from); long sections are split on
+//! paragraph boundaries (never inside a code block); every chunk carries its heading path so short
+//! sections are still understood in context.
+
+use book_retrieval::hash::content_hash;
+use book_retrieval::{Chunk, ChunkMeta};
+
+use crate::docs::Page;
+
+/// Size bounds, in words.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkLimits {
+    /// A section longer than this is split.
+    pub max_words: usize,
+    /// A trailing piece shorter than this is merged into the previous one.
+    pub min_words: usize,
+}
+
+impl Default for ChunkLimits {
+    fn default() -> Self {
+        // ~170 words is ~230 WordPiece tokens: the whole chunk fits MiniLM's 256-token window.
+        Self {
+            max_words: 170,
+            min_words: 40,
+        }
+    }
+}
+
+/// A chunk plus the texts the retrievers index.
+#[derive(Debug, Clone)]
+pub struct BuiltChunk {
+    pub chunk: Chunk,
+    /// Input of the dense encoder: heading path, then text.
+    pub embed_text: String,
+    /// BM25 fields.
+    pub heading: String,
+    pub titles: String,
+}
+
+/// Chunks every section of `page` (page index `page_no`).
+pub fn chunk_page(page: &Page, page_no: u32, limits: ChunkLimits) -> Vec<BuiltChunk> {
+    let mut out = Vec::new();
+    for section in &page.sections {
+        let text = section.text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let url = match &section.anchor {
+            Some(a) => format!("{}#{}", page.url, a),
+            None => page.url.clone(),
+        };
+        let mut headings = section.hierarchy.clone();
+        if headings.first() != Some(&page.title) {
+            headings.insert(0, page.title.clone());
+        }
+        let context = headings.join(" › ");
+        let pieces = split_text(text, limits);
+        for (part, piece) in pieces.iter().enumerate() {
+            let id =
+                content_hash(format!("{}\n{}\n{}\n{}", page.path, url, part, piece).as_bytes());
+            let meta = ChunkMeta {
+                id,
+                module: page.module.clone(),
+                chapter: page.title.clone(),
+                section: section.heading.clone(),
+                headings: headings.clone(),
+                url: url.clone(),
+                path: page.path.clone(),
+                has_code: piece.contains("```"),
+                page: page_no,
+            };
+            let embed_text = format!("{context}\n{piece}");
+            let ancestors = headings[..headings
+                .len()
+                .saturating_sub(usize::from(section.heading.is_some()))]
+                .join(" ");
+            out.push(BuiltChunk {
+                chunk: Chunk {
+                    meta,
+                    text: piece.clone(),
+                },
+                embed_text,
+                heading: section.heading.clone().unwrap_or_default(),
+                titles: format!(
+                    "{} {}",
+                    ancestors,
+                    page.description.as_deref().unwrap_or("")
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// Splits a section's text into pieces of at most `max_words` (unless one block is larger),
+/// on blank lines outside code fences.
+pub fn split_text(text: &str, limits: ChunkLimits) -> Vec<String> {
+    let blocks = blocks(text);
+    let mut pieces: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_words = 0;
+    for block in blocks {
+        for part in split_block(&block, limits.max_words) {
+            let w = words(&part);
+            if cur_words > 0 && cur_words + w > limits.max_words {
+                pieces.push(std::mem::take(&mut cur));
+                cur_words = 0;
+            }
+            if !cur.is_empty() {
+                cur.push_str("\n\n");
+            }
+            cur.push_str(&part);
+            cur_words += w;
+        }
+    }
+    if !cur.trim().is_empty() {
+        if cur_words < limits.min_words && !pieces.is_empty() {
+            if let Some(last) = pieces.last_mut() {
+                last.push_str("\n\n");
+                last.push_str(&cur);
+            }
+        } else {
+            pieces.push(cur);
+        }
+    }
+    pieces
+}
+
+fn words(s: &str) -> usize {
+    s.split_whitespace().count()
+}
+
+/// Paragraph blocks: separated by blank lines, except that a fenced code block is one block.
+fn blocks(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Vec<&str> = Vec::new();
+    let mut fence: Option<String> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(f) = &fence {
+            cur.push(line);
+            if trimmed.starts_with(f.as_str())
+                && trimmed
+                    .trim_start_matches(f.chars().next().unwrap_or('`'))
+                    .trim()
+                    .is_empty()
+            {
+                fence = None;
+            }
+            continue;
+        }
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            let ch = trimmed.chars().next().unwrap_or('`');
+            let n = trimmed.chars().take_while(|&c| c == ch).count();
+            fence = Some(std::iter::repeat_n(ch, n).collect());
+            cur.push(line);
+            continue;
+        }
+        if line.trim().is_empty() {
+            if !cur.is_empty() {
+                out.push(cur.join("\n"));
+                cur.clear();
+            }
+        } else {
+            cur.push(line);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur.join("\n"));
+    }
+    out
+}
+
+/// A block over the limit is split on sentence ends (prose) or lines (code); never mid-line.
+fn split_block(block: &str, max_words: usize) -> Vec<String> {
+    if words(block) <= max_words * 3 / 2 {
+        return vec![block.to_string()];
+    }
+    let is_code = block.trim_start().starts_with("```") || block.trim_start().starts_with("~~~");
+    let units: Vec<String> = if is_code {
+        block.lines().map(str::to_string).collect()
+    } else {
+        split_sentences(block)
+    };
+    let sep = if is_code { "\n" } else { " " };
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for u in units {
+        if !cur.is_empty() && words(&cur) + words(&u) > max_words {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push_str(sep);
+        }
+        cur.push_str(&u);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    if is_code && out.len() > 1 {
+        // Each part of a long code block stays a well-formed fenced block.
+        let lang_line = block.lines().next().unwrap_or("```").to_string();
+        let fence: String = lang_line
+            .trim_start()
+            .chars()
+            .take_while(|&c| c == '`' || c == '~')
+            .collect();
+        let n = out.len();
+        for (i, part) in out.iter_mut().enumerate() {
+            if i > 0 {
+                *part = format!("{lang_line}\n{part}");
+            }
+            if i + 1 < n {
+                part.push('\n');
+                part.push_str(&fence);
+            }
+        }
+    }
+    out
+}
+
+fn split_sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+        if word.ends_with(['.', '!', '?']) {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_text_is_one_piece() {
+        assert_eq!(
+            split_text("One paragraph.\n\nTwo.", ChunkLimits::default()).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn long_text_splits_on_paragraphs_and_keeps_code_whole() {
+        let para = "word ".repeat(100);
+        let code = format!("```python\n{}\n\nprint(1)\n```", "x = 1\n".repeat(20));
+        let text = format!("{para}\n\n{code}\n\n{para}\n\n{para}");
+        let pieces = split_text(
+            &text,
+            ChunkLimits {
+                max_words: 170,
+                min_words: 40,
+            },
+        );
+        assert!(pieces.len() >= 3, "{pieces:?}");
+        let with_code: Vec<_> = pieces.iter().filter(|p| p.contains("```python")).collect();
+        assert_eq!(with_code.len(), 1);
+        assert!(with_code[0].contains("print(1)\n```"));
+    }
+
+    #[test]
+    fn huge_paragraph_splits_on_sentences() {
+        let text = "This is a sentence of eight words here. ".repeat(100);
+        let pieces = split_text(&text, ChunkLimits::default());
+        assert!(pieces.len() > 3);
+        assert!(pieces.iter().all(|p| words(p) <= 180));
+    }
+
+    #[test]
+    fn long_code_block_parts_stay_fenced() {
+        let code = format!("```rust\n{}```", "let a = b + c + d + e + f;\n".repeat(200));
+        let pieces = split_text(&code, ChunkLimits::default());
+        assert!(pieces.len() > 1);
+        for p in &pieces {
+            assert!(
+                p.starts_with("```rust") && p.trim_end().ends_with("```"),
+                "{p}"
+            );
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! Embeds chunk texts with the exact encoder, in parallel, through a cache keyed by the hash of
+//! the model and text: a rebuild after one page changed embeds only that page's chunks.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use book_retrieval::encoder::MODEL_ID;
+use book_retrieval::hash::content_hash;
+use book_retrieval::Encoder;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+const CACHE_MAGIC: &[u8; 8] = b"BKCHEMB1";
+
+/// Vectors by content hash, persisted between builds.
+#[derive(Debug, Default)]
+pub struct EmbeddingCache {
+    path: Option<PathBuf>,
+    dim: usize,
+    vectors: HashMap<String, Vec<f32>>,
+    /// Entries looked up in this build: only these are written back, so the cache does not grow forever.
+    used: std::collections::HashSet<String>,
+}
+
+/// Default cache file: under the user's cache folder, not the (public) output folder.
+pub fn default_cache_path() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from(".cache"));
+    base.join("book-chat").join("embeddings.bin")
+}
+
+impl EmbeddingCache {
+    /// Opens the cache at `path`; a missing or unreadable cache starts empty (with a note on stderr).
+    pub fn open(path: Option<&Path>, dim: usize) -> Self {
+        let mut cache = Self {
+            path: path.map(Path::to_path_buf),
+            dim,
+            ..Default::default()
+        };
+        if let Some(p) = path {
+            match std::fs::read(p) {
+                Ok(bytes) => {
+                    if let Some(v) = parse(&bytes, dim) {
+                        cache.vectors = v;
+                    } else {
+                        eprintln!(
+                            "note: embedding cache {} is unreadable; starting a new one",
+                            p.display()
+                        );
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => eprintln!("note: cannot read embedding cache {}: {e}", p.display()),
+            }
+        }
+        cache
+    }
+
+    fn key(text: &str) -> String {
+        content_hash(format!("{MODEL_ID}\n{text}").as_bytes())
+    }
+
+    /// Embeds every text, reusing cached vectors; returns `texts.len() × dim` floats and how many were computed.
+    pub fn embed_all(
+        &mut self,
+        encoder: &Encoder,
+        texts: &[String],
+        progress: bool,
+    ) -> (Vec<f32>, usize) {
+        let keys: Vec<String> = texts.iter().map(|t| Self::key(t)).collect();
+        let missing: Vec<usize> = (0..texts.len())
+            .filter(|&i| !self.vectors.contains_key(&keys[i]))
+            .collect();
+        let bar = if progress && !missing.is_empty() {
+            let b = ProgressBar::new(missing.len() as u64);
+            b.set_style(
+                ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks ({eta} left)")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b
+        } else {
+            ProgressBar::hidden()
+        };
+        let computed: Vec<(usize, Vec<f32>)> = missing
+            .par_iter()
+            .map(|&i| {
+                let v = encoder.encode(&texts[i]);
+                bar.inc(1);
+                (i, v)
+            })
+            .collect();
+        bar.finish_and_clear();
+        let n_computed = computed.len();
+        for (i, v) in computed {
+            self.vectors.insert(keys[i].clone(), v);
+        }
+        let mut out = Vec::with_capacity(texts.len() * self.dim);
+        for k in &keys {
+            self.used.insert(k.clone());
+            match self.vectors.get(k) {
+                Some(v) => out.extend_from_slice(v),
+                None => out.extend(std::iter::repeat_n(0.0, self.dim)),
+            }
+        }
+        (out, n_computed)
+    }
+
+    /// Writes the entries used by this build back to disk (atomically: temp file, then rename).
+    pub fn save(&self) -> Result<()> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let mut buf = Vec::new();
+        buf.extend_from_slice(CACHE_MAGIC);
+        buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        let mut keys: Vec<&String> = self
+            .vectors
+            .keys()
+            .filter(|k| self.used.contains(*k))
+            .collect();
+        keys.sort();
+        buf.extend_from_slice(&(keys.len() as u32).to_le_bytes());
+        for k in keys {
+            buf.extend_from_slice(k.as_bytes());
+            for x in &self.vectors[k] {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, &buf).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(())
+    }
+}
+
+fn parse(bytes: &[u8], dim: usize) -> Option<HashMap<String, Vec<f32>>> {
+    let rest = bytes.strip_prefix(CACHE_MAGIC)?;
+    let d = u32::from_le_bytes(rest.get(0..4)?.try_into().ok()?) as usize;
+    let n = u32::from_le_bytes(rest.get(4..8)?.try_into().ok()?) as usize;
+    if d != dim {
+        return None;
+    }
+    let entry = 16 + dim * 4;
+    let body = rest.get(8..)?;
+    if body.len() != n.checked_mul(entry)? {
+        return None;
+    }
+    let mut map = HashMap::with_capacity(n);
+    for e in body.chunks_exact(entry) {
+        let key = std::str::from_utf8(&e[..16]).ok()?.to_string();
+        let v: Vec<f32> = e[16..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if v.iter().any(|x| !x.is_finite()) {
+            return None;
+        }
+        map.insert(key, v);
+    }
+    Some(map)
+}

@@ -1,0 +1,272 @@
+//! `index-builder eval`: retrieval quality on a labelled question set, for BM25 alone, dense alone
+//! (as shipped: int8 encoder, quantized vectors), hybrid (the default) and dense f32 exact (the reference).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use book_retrieval::{Encoder, Mode, SearchRequest, SearchResults};
+use serde::Deserialize;
+
+use crate::build::BuiltBook;
+
+/// A labelled question.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Labelled {
+    pub id: String,
+    pub question: String,
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub heading: Option<String>,
+    #[serde(default)]
+    pub also: Vec<Target>,
+    #[serde(default)]
+    pub out_of_scope: bool,
+}
+
+/// Another section that answers a question equally well.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Target {
+    pub path: String,
+    pub heading: Option<String>,
+}
+
+/// Reads a JSON-lines question file.
+pub fn read_questions(path: &Path) -> Result<Vec<Labelled>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .with_context(|| format!("{}:{}: not a labelled question", path.display(), i + 1))
+        })
+        .collect()
+}
+
+/// Scores of one configuration.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Metrics {
+    pub section_r1: f32,
+    pub section_r5: f32,
+    pub section_mrr: f32,
+    pub page_r1: f32,
+    pub page_r5: f32,
+    /// Out-of-scope questions refused.
+    pub refusal_recall: f32,
+    /// Refused questions that were out of scope.
+    pub refusal_precision: f32,
+    /// Answerable questions wrongly refused.
+    pub false_refusals: f32,
+}
+
+fn norm(h: &str) -> String {
+    h.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Whether a result (path, heading) is the labelled section. A label naming the page title matches the page-top chunk.
+fn section_matches(q: &Labelled, book: &BuiltBook, path: &str, heading: Option<&str>) -> bool {
+    let targets = q
+        .path
+        .iter()
+        .map(|p| (p.as_str(), q.heading.as_deref()))
+        .chain(
+            q.also
+                .iter()
+                .map(|t| (t.path.as_str(), t.heading.as_deref())),
+        );
+    for (p, h) in targets {
+        if p != path {
+            continue;
+        }
+        let title = book
+            .book
+            .pages
+            .iter()
+            .find(|pg| pg.path == p)
+            .map(|pg| pg.title.as_str());
+        let ok = match (h, heading) {
+            (None, None) => true,
+            (Some(a), Some(b)) => norm(a) == norm(b),
+            (Some(a), None) => title.is_some_and(|t| norm(t) == norm(a)),
+            (None, Some(_)) => false,
+        };
+        if ok {
+            return true;
+        }
+    }
+    false
+}
+
+fn page_matches(q: &Labelled, path: &str) -> bool {
+    q.path.as_deref() == Some(path) || q.also.iter().any(|t| t.path == path)
+}
+
+/// Evaluates one configuration. `search` answers a question.
+pub fn evaluate(
+    book: &BuiltBook,
+    questions: &[Labelled],
+    mut search: impl FnMut(&str) -> SearchResults,
+) -> (Metrics, Vec<String>) {
+    let mut m = Metrics::default();
+    let (mut answerable, mut oos, mut refused_total, mut refused_oos, mut refused_ans) =
+        (0f32, 0f32, 0f32, 0f32, 0f32);
+    let mut misses = Vec::new();
+    for q in questions {
+        let r = search(&q.question);
+        if r.refused {
+            refused_total += 1.0;
+        }
+        if q.out_of_scope {
+            oos += 1.0;
+            if r.refused {
+                refused_oos += 1.0;
+            } else {
+                misses.push(format!("{} not refused: {:?}", q.id, q.question));
+            }
+            continue;
+        }
+        answerable += 1.0;
+        if r.refused {
+            refused_ans += 1.0;
+        }
+        let found: Vec<(String, Option<String>)> = r
+            .hits
+            .iter()
+            .filter_map(|h| book.index.chunk(h.chunk))
+            .map(|c| (c.path.clone(), c.section.clone()))
+            .collect();
+        let sec_rank = found
+            .iter()
+            .position(|(p, h)| section_matches(q, book, p, h.as_deref()));
+        let page_rank = found.iter().position(|(p, _)| page_matches(q, p));
+        if let Some(r) = sec_rank {
+            m.section_mrr += 1.0 / (r as f32 + 1.0);
+            if r == 0 {
+                m.section_r1 += 1.0;
+            }
+            if r < 5 {
+                m.section_r5 += 1.0;
+            }
+        } else {
+            misses.push(format!(
+                "{} miss: {:?} want {:?} › {:?}; got {:?}",
+                q.id,
+                q.question,
+                q.path.as_deref().unwrap_or(""),
+                q.heading,
+                found
+                    .iter()
+                    .take(3)
+                    .map(|(p, h)| format!("{p} › {}", h.as_deref().unwrap_or("(top)")))
+                    .collect::<Vec<_>>()
+            ));
+        }
+        if let Some(r) = page_rank {
+            if r == 0 {
+                m.page_r1 += 1.0;
+            }
+            if r < 5 {
+                m.page_r5 += 1.0;
+            }
+        }
+    }
+    let a = answerable.max(1.0);
+    m.section_r1 /= a;
+    m.section_r5 /= a;
+    m.section_mrr /= a;
+    m.page_r1 /= a;
+    m.page_r5 /= a;
+    m.refusal_recall = if oos > 0.0 { refused_oos / oos } else { 0.0 };
+    m.refusal_precision = if refused_total > 0.0 {
+        refused_oos / refused_total
+    } else {
+        1.0
+    };
+    m.false_refusals = refused_ans / a;
+    (m, misses)
+}
+
+/// The four configurations the report compares.
+pub fn run_all(
+    book: &BuiltBook,
+    exact_encoder: &Encoder,
+    questions: &[Labelled],
+    k: usize,
+) -> Vec<(&'static str, Metrics, Vec<String>)> {
+    let shipped = &book.encoder;
+    let idx = &book.index;
+    let run = |mode: Mode, enc: Option<&Encoder>, exact: bool| {
+        evaluate(book, questions, |q| {
+            let v = enc.map(|e| e.encode(q));
+            let mut req = SearchRequest::new(q, v.as_deref());
+            req.k = k;
+            req.mode = mode;
+            if exact {
+                req.exact_vectors = Some(&book.exact_vectors);
+            }
+            idx.search(&req)
+        })
+    };
+    let mut out = Vec::new();
+    let (m, x) = run(Mode::Bm25Only, None, false);
+    out.push(("bm25", m, x));
+    let (m, x) = run(Mode::DenseOnly, Some(shipped), false);
+    out.push(("dense-int8", m, x));
+    let (m, x) = run(Mode::DenseOnly, Some(exact_encoder), true);
+    out.push(("dense-f32-exact", m, x));
+    let (m, x) = run(Mode::Hybrid, Some(shipped), false);
+    out.push(("hybrid (default)", m, x));
+    out
+}
+
+/// Per-question refusal signals of the shipped hybrid search (best cosine, best coverage), for tuning thresholds.
+pub fn refusal_signals(
+    book: &BuiltBook,
+    questions: &[Labelled],
+    k: usize,
+) -> Vec<(String, bool, f32, f32)> {
+    questions
+        .iter()
+        .map(|q| {
+            let v = book.encoder.encode(&q.question);
+            let mut req = SearchRequest::new(&q.question, Some(&v));
+            req.k = k;
+            let r = book.index.search(&req);
+            let dense = r
+                .hits
+                .iter()
+                .filter_map(|h| h.dense)
+                .fold(f32::MIN, f32::max);
+            let cov = r.hits.iter().map(|h| h.coverage).fold(0f32, f32::max);
+            (q.id.clone(), q.out_of_scope, dense, cov)
+        })
+        .collect()
+}
+
+/// Prints the comparison table.
+pub fn print_table(name: &str, rows: &[(&'static str, Metrics, Vec<String>)]) {
+    println!("\n{name}");
+    println!(
+        "{:<18} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>8} {:>9}",
+        "config", "sec@1", "sec@5", "MRR", "page@1", "page@5", "refuse-R", "refuse-P", "false-ref"
+    );
+    for (n, m, _) in rows {
+        println!(
+            "{:<18} {:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>7.3} {:>8.3} {:>8.3} {:>9.3}",
+            n,
+            m.section_r1,
+            m.section_r5,
+            m.section_mrr,
+            m.page_r1,
+            m.page_r5,
+            m.refusal_recall,
+            m.refusal_precision,
+            m.false_refusals
+        );
+    }
+}

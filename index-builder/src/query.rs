@@ -1,0 +1,105 @@
+//! `index-builder query`: answers questions from a built asset with exactly the browser's code path
+//! (int8 encoder, quantized vectors, hybrid fusion, stored thresholds), one JSON line per question.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use book_retrieval::{Index, Mode, SearchRequest, SearchResults};
+use serde::{Deserialize, Serialize};
+
+use crate::build::LoadedAsset;
+
+/// One line of the `--batch` file.
+#[derive(Debug, Deserialize)]
+pub struct Question {
+    pub id: serde_json::Value,
+    pub question: String,
+}
+
+/// One result in the output.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct ResultRow {
+    pub path: String,
+    pub heading: Option<String>,
+    pub url: String,
+    pub score: f32,
+}
+
+/// One line of output.
+#[derive(Debug, Serialize)]
+pub struct Answer {
+    pub id: serde_json::Value,
+    pub refused: bool,
+    pub results: Vec<ResultRow>,
+}
+
+/// Searches one question as the widget does.
+pub fn search(asset: &LoadedAsset, question: &str, k: usize, mode: Mode) -> SearchResults {
+    let vector = match (&asset.encoder, mode) {
+        (Some(enc), Mode::Hybrid | Mode::DenseOnly) => Some(enc.encode(question)),
+        _ => None,
+    };
+    let mut req = SearchRequest::new(question, vector.as_deref());
+    req.k = k;
+    req.mode = mode;
+    asset.index.search(&req)
+}
+
+/// Turns search results into output rows.
+pub fn rows(index: &Index, results: &SearchResults) -> Vec<ResultRow> {
+    results
+        .hits
+        .iter()
+        .filter_map(|h| {
+            let c = index.chunk(h.chunk)?;
+            Some(ResultRow {
+                path: c.path.clone(),
+                heading: c.section.clone(),
+                url: c.url.clone(),
+                score: h.score,
+            })
+        })
+        .collect()
+}
+
+/// Runs a batch file (JSON lines) and prints one JSON line per question. A bad line gets an error line on stderr and is skipped.
+pub fn run_batch(asset: &LoadedAsset, batch: &Path, k: usize) -> Result<()> {
+    let file =
+        std::fs::File::open(batch).with_context(|| format!("cannot open {}", batch.display()))?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut bad = 0usize;
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line =
+            line.with_context(|| format!("cannot read {} line {}", batch.display(), n + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let q: Question = match serde_json::from_str(&line) {
+            Ok(q) => q,
+            Err(e) => {
+                eprintln!(
+                    "{}:{}: skipped: not a {{\"id\", \"question\"}} object ({e})",
+                    batch.display(),
+                    n + 1
+                );
+                bad += 1;
+                continue;
+            }
+        };
+        let results = search(asset, &q.question, k, Mode::Hybrid);
+        let answer = Answer {
+            id: q.id,
+            refused: results.refused,
+            results: rows(&asset.index, &results),
+        };
+        serde_json::to_writer(&mut out, &answer)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    if bad > 0 {
+        eprintln!("{bad} line(s) skipped");
+    }
+    Ok(())
+}
