@@ -53,6 +53,12 @@ enum Command {
         #[arg(long)]
         question: Option<String>,
     },
+    /// Print every distinct citation URL (with #anchor) of a built asset, one per line: for checking a built site's links.
+    Urls {
+        /// The folder `build --out` wrote.
+        #[arg(long)]
+        index: PathBuf,
+    },
     /// Measure retrieval quality on a labelled question set (builds in memory, using the embedding cache).
     Eval {
         #[command(flatten)]
