@@ -188,6 +188,20 @@ fn run(cli: Cli) -> Result<()> {
                 (None, None) => anyhow::bail!("give --batch FILE or --question TEXT"),
             }
         }
+        Command::Urls { index } => {
+            let asset = build::load_asset(&index)?;
+            let mut seen = std::collections::BTreeSet::new();
+            for c in &asset.index.meta.chunks {
+                seen.insert(c.url.as_str());
+            }
+            for p in &asset.index.meta.pages {
+                seen.insert(p.url.as_str());
+            }
+            for u in seen {
+                println!("{u}");
+            }
+            Ok(())
+        }
         Command::Eval {
             book,
             questions,
