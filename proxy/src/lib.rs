@@ -27,6 +27,7 @@ use std::time::Duration;
 
 use axum::extract::State;
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -193,6 +194,12 @@ impl Server {
             })
         };
 
+        // SSE writes are small: without TCP_NODELAY, Nagle's algorithm can hold them back.
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(error = %e, "could not set TCP_NODELAY");
+            }
+        });
         let server = axum::serve(
             listener,
             app.into_make_service_with_connect_info::<SocketAddr>(),

@@ -19,6 +19,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
@@ -158,6 +159,9 @@ pub async fn spawn(cfg: StubConfig) -> std::io::Result<StubHandle> {
     let addr = listener.local_addr()?;
     let records: Records = Arc::default();
     let app = router(cfg, records.clone());
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
@@ -402,6 +406,9 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = router(cfg, Arc::default());
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
