@@ -1,0 +1,58 @@
+// The plugin's options: one schema, with defaults, validated by Docusaurus at start-up.
+const {Joi} = require('@docusaurus/utils-validation');
+
+/** CSS colour: any non-empty string without characters that could close the style rule. */
+const colour = Joi.string().pattern(/^[^;{}<>]+$/, 'CSS colour');
+
+const DEFAULT_OPTIONS = {
+  // Base URL of the proxy (same origin: '/'); null = extractive answers, no proxy at all.
+  proxyUrl: null,
+  // URL of the index folder in the built site; default `${baseUrl}${indexPath}`.
+  indexUrl: null,
+  // Folder (inside the build output) the index is written to and served from.
+  indexPath: 'book-index',
+  // Folder with the built widget (book-chat-<hash>.js, book-chat-<hash>_bg.wasm, loader.js).
+  widgetDir: null,
+  // Folder (inside the build output) the widget files are copied to.
+  widgetPath: 'widget',
+  // Path of the `index-builder` executable; or set BOOK_CHAT_INDEX_BUILDER; default: `index-builder` on PATH.
+  indexBuilder: null,
+  // Build the index during `docusaurus build` (false: you put one at indexPath yourself).
+  buildIndex: true,
+  // Walk the built HTML and fail the build when a cited page or #anchor is missing.
+  checkAnchors: true,
+  // Docs plugin instance whose pages are indexed and get the widget.
+  docsPluginId: 'default',
+  // Route prefixes (relative to baseUrl, e.g. 'docs/') that get the widget; null = every page of the docs plugin.
+  routes: null,
+  // Colours of the bubble and the panel's accents; unset = the book's --ifm-color-primary.
+  colors: {},
+};
+
+const schema = Joi.object({
+  proxyUrl: Joi.string().allow(null).uri({relativeOnly: false, allowRelative: true}).default(DEFAULT_OPTIONS.proxyUrl),
+  indexUrl: Joi.string().allow(null).default(DEFAULT_OPTIONS.indexUrl),
+  indexPath: Joi.string()
+    .pattern(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/, 'relative folder')
+    .default(DEFAULT_OPTIONS.indexPath),
+  widgetDir: Joi.string().allow(null).default(DEFAULT_OPTIONS.widgetDir),
+  widgetPath: Joi.string()
+    .pattern(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/, 'relative folder')
+    .default(DEFAULT_OPTIONS.widgetPath),
+  indexBuilder: Joi.string().allow(null).default(DEFAULT_OPTIONS.indexBuilder),
+  buildIndex: Joi.boolean().default(DEFAULT_OPTIONS.buildIndex),
+  checkAnchors: Joi.boolean().default(DEFAULT_OPTIONS.checkAnchors),
+  docsPluginId: Joi.string().default(DEFAULT_OPTIONS.docsPluginId),
+  routes: Joi.array().items(Joi.string()).allow(null).default(DEFAULT_OPTIONS.routes),
+  colors: Joi.object({
+    primary: colour,
+    primaryDark: colour,
+  }).default(DEFAULT_OPTIONS.colors),
+});
+
+/** Docusaurus' `validateOptions` hook: returns the options with defaults filled in, or throws. */
+function validateOptions({validate, options}) {
+  return validate(schema, options);
+}
+
+module.exports = {schema, validateOptions, DEFAULT_OPTIONS};

@@ -1,0 +1,110 @@
+// Which pages get the widget. The same `isChatRoute` runs at build time (tests) and in the
+// browser (its source is inlined into every page by `inlineScript`), so there is one rule.
+
+/**
+ * Whether `pathname` gets the widget: it starts with one of `prefixes` (each ends in '/') and is
+ * not one of `optOut` (pages with front matter `chat: false`; compared without a trailing slash).
+ * Kept free of closures and modern syntax: its source text is shipped as is.
+ */
+function isChatRoute(pathname, prefixes, optOut) {
+  var p = String(pathname || '/').split('#')[0].split('?')[0];
+  try {
+    p = decodeURI(p);
+  } catch (e) {
+    /* keep the raw path */
+  }
+  var bare = p.length > 1 ? p.replace(/\/+$/, '') : p;
+  for (var i = 0; i < optOut.length; i++) {
+    if (optOut[i] === bare) return false;
+  }
+  var withSlash = bare === '/' ? '/' : bare + '/';
+  for (var j = 0; j < prefixes.length; j++) {
+    if (withSlash.indexOf(prefixes[j]) === 0) return true;
+  }
+  return false;
+}
+
+/** '/a/b/' → '/a/b' (the root stays '/'); used for the opt-out list. */
+function stripSlash(p) {
+  return p.length > 1 ? p.replace(/\/+$/, '') : p;
+}
+
+/** A prefix always ends in '/' so '/docs/' does not match '/docs-old/'. */
+function asPrefix(p) {
+  return p.endsWith('/') ? p : `${p}/`;
+}
+
+/**
+ * Route prefixes that get the widget: the `routes` option (relative to baseUrl), or by default the
+ * path of every version of the docs plugin (e.g. '/docs/', '/book/docs/').
+ */
+function chatPrefixes({baseUrl, routes, versionPaths}) {
+  if (routes && routes.length) {
+    return routes.map((r) => asPrefix(baseUrl.replace(/\/$/, '') + '/' + r.replace(/^\//, '')));
+  }
+  return versionPaths.map(asPrefix);
+}
+
+/** Permalinks of the docs whose front matter says `chat: false`. */
+function optOutRoutes(docs) {
+  return docs.filter((d) => d.frontMatter && d.frontMatter.chat === false).map((d) => stripSlash(d.permalink));
+}
+
+/** JSON safe to embed in an inline <script> (no '</script>', no U+2028/2029 surprises). */
+function scriptJson(value) {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * The inline head script: sets `window.BOOK_CHAT_CONFIG` for the loader, and
+ * `window.__bookChatRoute(path)`, which marks <html data-book-chat="on|off"> and adds the loader
+ * the first time a chat page is shown (also after client-side navigation, from the client module).
+ */
+function inlineScript(c) {
+  const data = {
+    widget: {proxyUrl: c.proxyUrl, indexUrl: c.indexUrl, wasmUrl: c.wasmUrl},
+    loaderUrl: c.loaderUrl,
+    prefixes: c.prefixes,
+    optOut: c.optOut,
+  };
+  return [
+    '(function(){',
+    `var C=${scriptJson(data)};`,
+    `var isChatRoute=${isChatRoute.toString()};`,
+    'window.BOOK_CHAT_CONFIG=C.widget;',
+    'window.__bookChatRoute=function(path){',
+    'var on=isChatRoute(path,C.prefixes,C.optOut);',
+    "document.documentElement.setAttribute('data-book-chat',on?'on':'off');",
+    'if(on&&!window.__bookChatLoaderAdded){window.__bookChatLoaderAdded=true;',
+    "var s=document.createElement('script');s.src=C.loaderUrl;s.async=true;document.head.appendChild(s);}",
+    '};',
+    'window.__bookChatRoute(location.pathname);',
+    '})();',
+  ].join('');
+}
+
+/**
+ * CSS in the page (outside the widget's shadow root): hides the widget on pages without chat
+ * (it stays mounted, so its conversation survives), and sets custom colours through the
+ * `--ifm-color-primary` the widget already follows.
+ */
+function inlineCss(colors) {
+  const off = 'html[data-book-chat="off"]';
+  const rules = [
+    `${off} #book-chat-host,${off} body>button[aria-label="Ask the book"]{display:none!important}`,
+  ];
+  const target = '#book-chat-host,body>button[aria-label="Ask the book"]';
+  if (colors.primary) rules.push(`${target}{--ifm-color-primary:${colors.primary}}`);
+  if (colors.primaryDark) {
+    rules.push(
+      `html[data-theme="dark"] #book-chat-host,html[data-theme="dark"] body>button[aria-label="Ask the book"]{--ifm-color-primary:${colors.primaryDark}}`,
+    );
+  }
+  return rules.join('\n');
+}
+
+module.exports = {isChatRoute, stripSlash, chatPrefixes, optOutRoutes, scriptJson, inlineScript, inlineCss};
