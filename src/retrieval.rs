@@ -2,7 +2,8 @@
 //!
 //! The widget only sees the [`Retriever`] trait. [`MemoryRetriever`] is a small in-memory implementation
 //! for tests and for running the UI before the real index is wired; the asset manifest is parsed here too.
-//! TODO(lead): implement `Retriever` for the real `book_retrieval::Index` + `ChunkTexts` (+ `Encoder`).
+//! [`BookIndex`] is the real one: BM25 from the moment the index arrives, hybrid once the question
+//! encoder has been attached.
 
 use book_retrieval::ChunkMeta;
 use serde::Deserialize;
@@ -34,6 +35,14 @@ pub trait Retriever {
     /// Whether the index is empty.
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+    /// Hands over the question encoder (`encoder.<hash>.bin`); from then on searches are hybrid.
+    fn attach_encoder(&self, _bytes: &[u8]) -> Result<(), LoadError> {
+        Ok(())
+    }
+    /// Whether questions are embedded (hybrid search) rather than matched by BM25 alone.
+    fn has_encoder(&self) -> bool {
+        false
     }
 }
 
@@ -119,6 +128,8 @@ pub enum LoadError {
     Chunks(String),
     #[error("the book's index is corrupt: {0}")]
     Index(String),
+    #[error("the question encoder is unusable: {0}")]
+    Encoder(String),
 }
 
 /// Builds the retriever from the downloaded asset files: the binary index and chunk texts
@@ -143,19 +154,45 @@ pub fn from_assets(
         .map_err(|e| LoadError::Index(e.to_string()))?;
     let texts = book_retrieval::ChunkTexts::from_bytes(chunks, &index.content_hash, index.len())
         .map_err(|e| LoadError::Chunks(e.to_string()))?;
-    Ok(Box::new(BookIndex { index, texts }))
+    Ok(Box::new(BookIndex {
+        index,
+        texts,
+        encoder: std::cell::RefCell::new(None),
+    }))
 }
 
-/// The real index (BM25 only until the encoder is wired: `query_vector` is `None`).
-/// TODO(lead): load `files.encoder` after open and pass `encoder.encode(query)` as `query_vector`.
+/// The real index: BM25 alone until [`Retriever::attach_encoder`], then hybrid (the question is
+/// embedded here, in the browser, by the same code the index builder's `query` runs).
 pub struct BookIndex {
     index: book_retrieval::Index,
     texts: book_retrieval::ChunkTexts,
+    encoder: std::cell::RefCell<Option<book_retrieval::Encoder>>,
 }
 
 impl Retriever for BookIndex {
+    fn attach_encoder(&self, bytes: &[u8]) -> Result<(), LoadError> {
+        let encoder = book_retrieval::Encoder::from_bytes(bytes)
+            .map_err(|e| LoadError::Encoder(e.to_string()))?;
+        if encoder.dim() != self.index.dim()
+            || self.index.model_id != book_retrieval::encoder::MODEL_ID
+        {
+            return Err(LoadError::Encoder(format!(
+                "built for another model ({} dimensions, index has {})",
+                encoder.dim(),
+                self.index.dim()
+            )));
+        }
+        *self.encoder.borrow_mut() = Some(encoder);
+        Ok(())
+    }
+
+    fn has_encoder(&self) -> bool {
+        self.encoder.borrow().is_some()
+    }
+
     fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved {
-        let mut req = book_retrieval::SearchRequest::new(query, None);
+        let vector = self.encoder.borrow().as_ref().map(|e| e.encode(query));
+        let mut req = book_retrieval::SearchRequest::new(query, vector.as_deref());
         req.k = k.clamp(1, MAX_TOP_K);
         req.current_page_url = current_page_url;
         let res = self.index.search(&req);

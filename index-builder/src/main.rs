@@ -1,13 +1,7 @@
 //! `index-builder`: turns a Docusaurus docs folder into the static index asset the chat widget
 //! searches in the browser, and queries or evaluates such an asset with the browser's own code.
 
-mod build;
-mod chunker;
-mod docs;
-mod embed;
-mod eval;
-mod model;
-mod query;
+use index_builder::{build, chunker, docs, embed, eval, model, query};
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,9 +1,7 @@
 //! The Rust encoder against an independent numpy implementation of all-MiniLM-L6-v2
 //! (`retrieval/tests/fixtures/make_reference.py`), in f32 and as shipped (int8, pruned, serialized).
 
-#[path = "../src/model.rs"]
-#[allow(dead_code)]
-mod model;
+use index_builder::model;
 
 use book_retrieval::Encoder;
 

@@ -1,14 +1,8 @@
 //! Reads the two shared real-world books with the `docs` module and checks what
 //! Docusaurus would publish: URLs, titles, anchors, modules. Skips (with a message) when
 //! the corpora are not on this machine.
-//!
-//! `index-builder` is a binary crate, so the module is compiled into this test directly.
 
-#[allow(dead_code)]
-#[path = "../src/docs/mod.rs"]
-mod docs;
-
-use docs::{read_book, Book, Page, ReadOptions};
+use index_builder::docs::{read_book, Book, Page, ReadOptions};
 use std::collections::HashSet;
 use std::path::PathBuf;
 

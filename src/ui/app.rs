@@ -234,9 +234,27 @@ async fn download_index(ctx: Ctx) -> Result<Rc<dyn Retriever>, String> {
             .await
             .map_err(|e| format!("{e:?}"))?
     };
-    retrieval::from_assets(&manifest, &index, &chunks)
+    let retriever: Rc<dyn Retriever> = retrieval::from_assets(&manifest, &index, &chunks)
         .map(Rc::from)
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    // The encoder (the largest file) follows in the background: questions asked before it has
+    // arrived are answered with BM25 alone, so no reader waits on it.
+    if let Some(file) = manifest.files.encoder.clone() {
+        let r = retriever.clone();
+        spawn_local(async move {
+            match t.get(&asset_url(&base, &file)).await {
+                Ok(bytes) => {
+                    if let Err(e) = r.attach_encoder(&bytes) {
+                        web::warn(&format!("book-chat: {e}; answering with keyword search only"));
+                    }
+                }
+                Err(e) => web::warn(&format!(
+                    "book-chat: the question encoder did not load ({e:?}); answering with keyword search only"
+                )),
+            }
+        });
+    }
+    Ok(retriever)
 }
 
 /// Whether an LLM answers (a proxy is configured and its health says it has an upstream).

@@ -149,21 +149,25 @@ impl Transport for WebTransport {
     fn get(&self, url: &str) -> LocalFuture<Result<Vec<u8>, Failure>> {
         let url = url.to_string();
         Box::pin(async move {
-            let window = web_sys::window().ok_or_else(|| Failure::Network("no window".into()))?;
-            let resp = JsFuture::from(window.fetch_with_str(&url))
-                .await
-                .map_err(|e| Failure::Network(js_err(&e)))?;
-            let resp: Response = resp
-                .dyn_into()
-                .map_err(|_| Failure::Network("bad response".into()))?;
-            if !resp.ok() {
-                return Err(http_failure(&resp).await);
+            // Content-hashed asset files never change: Cache Storage keeps them across page views.
+            let immutable = is_content_hashed(&url);
+            if immutable {
+                if let Some(bytes) = cache_match(&url).await {
+                    return Ok(bytes);
+                }
             }
-            let buf = resp
-                .array_buffer()
-                .map_err(|e| Failure::Network(js_err(&e)))?;
-            let buf = JsFuture::from(buf).await.map_err(|_| Failure::StreamCut)?;
-            Ok(Uint8Array::new(&buf).to_vec())
+            let resp = gloo_net::http::Request::get(&url)
+                .send()
+                .await
+                .map_err(|e| Failure::Network(e.to_string()))?;
+            if !resp.ok() {
+                return Err(http_failure(&web_sys::Response::from(resp)).await);
+            }
+            let bytes = resp.binary().await.map_err(|_| Failure::StreamCut)?;
+            if immutable {
+                cache_put(&url, &bytes).await;
+            }
+            Ok(bytes)
         })
     }
 
@@ -173,6 +177,77 @@ impl Transport for WebTransport {
             c.abort();
         }
     }
+}
+
+/// Cache Storage bucket of the index asset files.
+const ASSET_CACHE: &str = "book-chat-assets";
+
+/// `…/index.0123456789abcdef.bin`: a file whose name carries its content hash.
+fn is_content_hashed(url: &str) -> bool {
+    let name = url.rsplit('/').next().unwrap_or("");
+    let mut parts = name.split('.');
+    matches!(
+        (parts.next(), parts.next(), parts.next(), parts.next()),
+        (Some(stem), Some(hash), Some("bin"), None)
+            if !stem.is_empty() && hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+    )
+}
+
+async fn asset_cache() -> Option<web_sys::Cache> {
+    let caches = web_sys::window()?.caches().ok()?;
+    JsFuture::from(caches.open(ASSET_CACHE))
+        .await
+        .ok()?
+        .dyn_into()
+        .ok()
+}
+
+async fn cache_match(url: &str) -> Option<Vec<u8>> {
+    let cache = asset_cache().await?;
+    let hit = JsFuture::from(cache.match_with_str(url)).await.ok()?;
+    let resp: Response = hit.dyn_into().ok()?;
+    let buf = JsFuture::from(resp.array_buffer().ok()?).await.ok()?;
+    Some(Uint8Array::new(&buf).to_vec())
+}
+
+/// Stores a downloaded asset file and drops older builds of the same file (same folder and stem).
+/// Failures (private mode, quota) only cost a download next time.
+async fn cache_put(url: &str, bytes: &[u8]) {
+    let Some(cache) = asset_cache().await else {
+        return;
+    };
+    let mut copy = bytes.to_vec();
+    let Ok(resp) = Response::new_with_opt_u8_array(Some(&mut copy)) else {
+        return;
+    };
+    if JsFuture::from(cache.put_with_str(url, &resp))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let prefix = match url
+        .rsplit_once('.')
+        .and_then(|(head, _)| head.rsplit_once('.'))
+    {
+        Some((stem, _hash)) => format!("{stem}."),
+        None => return,
+    };
+    if let Ok(keys) = JsFuture::from(cache.keys()).await {
+        for req in js_sys::Array::from(&keys).iter() {
+            if let Ok(req) = req.dyn_into::<web_sys::Request>() {
+                let old = req.url();
+                if old != url && old.starts_with(&prefix) && is_content_hashed(&old) {
+                    let _ = JsFuture::from(cache.delete_with_str(&old)).await;
+                }
+            }
+        }
+    }
+}
+
+/// A warning in the browser console (for operators; readers see messages in the panel).
+pub fn warn(msg: &str) {
+    web_sys::console::warn_1(&JsValue::from_str(msg));
 }
 
 /// Milliseconds since the epoch.

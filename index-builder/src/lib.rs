@@ -1,0 +1,13 @@
+//! The index builder as a library: the CLI (`main.rs`) and the integration tests share it.
+//!
+//! Pipeline: [`docs`] reads a Docusaurus folder → [`chunker`] splits sections → [`embed`] embeds
+//! them (cached) with the exact model from [`model`] → [`build`] indexes and writes the asset;
+//! [`query`] and [`eval`] search it with the browser's code.
+
+pub mod build;
+pub mod chunker;
+pub mod docs;
+pub mod embed;
+pub mod eval;
+pub mod model;
+pub mod query;
