@@ -1,0 +1,311 @@
+// End-to-end tests of the book chat on the release build of the sample book (wasm-opt applied),
+// served by the release proxy, answering through a local stub upstream. Run after
+// scripts/build-site.sh:  npm run test:e2e   (screenshots: test-results/screenshots/).
+import {after, before, describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {startStub, ANSWER_CHUNKS} from './lib/stub-upstream.mjs';
+import {
+  anchorInView,
+  deepActive,
+  freePort,
+  launchBrowser,
+  newPage,
+  requireBuilt,
+  screenshot,
+  startProxy,
+  within,
+} from './lib/harness.mjs';
+
+const CHAPTER = '/docs/ros2/nodes-topics';
+const OTHER_CHAPTER = '/docs/ros2/writing-rclpy-nodes';
+const QUESTION = 'What is the difference between a topic and a service?';
+const OUT_OF_SCOPE = 'give me a recipe for chocolate cake';
+const LAST_CHUNK = ANSWER_CHUNKS[ANSWER_CHUNKS.length - 1].trim();
+const TEST_TIMEOUT = 120000;
+
+let stub;
+let proxy;
+let browser;
+
+/** Opens the page, clicks the bubble and waits for the question box. */
+async function openChat(page, url) {
+  await page.goto(url, {waitUntil: 'load'});
+  await page.getByRole('button', {name: 'Ask the book'}).click();
+  const box = page.getByRole('textbox', {name: 'Your question'});
+  await box.waitFor({state: 'visible', timeout: 20000});
+  return box;
+}
+
+/** Types and sends a question (mouse). */
+async function ask(page, question) {
+  await page.getByRole('textbox', {name: 'Your question'}).fill(question);
+  await page.getByRole('button', {name: 'Send', exact: true}).click();
+}
+
+/** The last answer in the conversation. */
+const lastAnswer = (page) => page.locator('.bc-turn').last().locator('.bc-a');
+
+/** The first citation link (in the "Sources" list) that points at a section anchor. */
+async function anchoredCitation(page) {
+  const links = lastAnswer(page).getByRole('list', {name: 'Sources'}).getByRole('link');
+  const hrefs = await links.evaluateAll((els) => els.map((a) => a.getAttribute('href')));
+  assert.ok(hrefs.length >= 1, 'no citation links');
+  for (const h of hrefs) assert.match(h, /^\/docs\//, `citation outside the book: ${h}`);
+  const i = hrefs.findIndex((h) => /#./.test(h));
+  assert.ok(i >= 0, `no citation points at a section anchor: ${hrefs.join(' ')}`);
+  return {link: links.nth(i), href: hrefs[i]};
+}
+
+/** Waits until the last answer is finished (its Regenerate button appears). */
+async function answered(page, timeout = 30000) {
+  await lastAnswer(page).getByRole('button', {name: 'Regenerate'}).waitFor({state: 'visible', timeout});
+}
+
+describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
+  before(async () => {
+    requireBuilt();
+    stub = await startStub({delayMs: 250});
+    proxy = await startProxy({port: await freePort(), upstream: stub.url});
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await proxy?.stop().catch(() => {});
+    await stub?.close().catch(() => {});
+  });
+
+  test('1. ask on a chapter: the answer streams in with citations; a citation lands on its anchor', {timeout: TEST_TIMEOUT}, async () => {
+    const {context, page, errors} = await newPage(browser);
+    try {
+      await openChat(page, proxy.url + CHAPTER);
+      const before = stub.requests.length;
+      await ask(page, QUESTION);
+      // Streaming: the first words are shown while the last are still to come, and Stop is offered.
+      await lastAnswer(page).getByText('According to the book', {exact: false}).waitFor();
+      const partial = await lastAnswer(page).innerText();
+      assert.ok(!partial.includes(LAST_CHUNK), `the answer arrived at once, not streamed: ${partial}`);
+      assert.ok(await page.getByRole('button', {name: 'Stop'}).isVisible(), 'no Stop button while streaming');
+      await answered(page);
+      const text = await lastAnswer(page).innerText();
+      assert.ok(text.includes(LAST_CHUNK), text);
+      assert.equal(stub.requests.length, before + 1, 'the stub should have received exactly one request');
+      const sent = JSON.stringify(stub.requests.at(-1));
+      assert.ok(sent.includes('topic'), 'the question and its book context reach the model');
+      const {link, href} = await anchoredCitation(page);
+      await screenshot(page, '1-answer-with-citations');
+      await link.click();
+      await page.waitForURL((u) => u.pathname + u.hash === decodeURI(href) || u.href.endsWith(href), {timeout: 15000});
+      await page.waitForFunction(() => location.hash.length > 1, null, {timeout: 5000});
+      const where = await anchorInView(page);
+      assert.ok(where.found, `no element with id ${where.id}`);
+      assert.ok(where.inView, `anchor #${where.id} is not scrolled into view (top ${where.top})`);
+      await screenshot(page, '1-citation-landed');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('2. select a paragraph, "Ask about this": the selection is quoted and answered', {timeout: TEST_TIMEOUT}, async () => {
+    const {context, page, errors} = await newPage(browser);
+    try {
+      await page.goto(proxy.url + CHAPTER, {waitUntil: 'load'});
+      // Wait for the widget itself (it loads when the browser is idle) so it sees the selection.
+      await page.locator('#book-chat-host').waitFor({state: 'attached', timeout: 20000});
+      const para = page.locator('.theme-doc-markdown p').nth(1);
+      const paraText = (await para.innerText()).trim();
+      await para.scrollIntoViewIfNeeded();
+      await para.click({clickCount: 3}); // triple click selects the paragraph
+      const askThis = page.getByRole('button', {name: 'Ask about this'});
+      await askThis.waitFor({state: 'visible'});
+      await screenshot(page, '2-selection-ask-about-this');
+      await askThis.click();
+      const quote = page.locator('blockquote[aria-label="Selected text"]');
+      await quote.waitFor({state: 'visible'});
+      const quoted = (await quote.innerText()).trim();
+      assert.ok(paraText.startsWith(quoted.slice(0, 40)), `quote "${quoted.slice(0, 60)}" is not the paragraph "${paraText.slice(0, 60)}"`);
+      const before = stub.requests.length;
+      await page.getByRole('button', {name: 'Send', exact: true}).click(); // empty box: "Explain this"
+      await answered(page);
+      const turn = page.locator('.bc-turn').last();
+      assert.ok((await turn.locator('.bc-q blockquote').innerText()).trim().startsWith(quoted.slice(0, 40)));
+      assert.ok((await turn.locator('.bc-q').innerText()).includes('Explain this'));
+      assert.equal(stub.requests.length, before + 1);
+      const sent = JSON.stringify(stub.requests.at(-1));
+      assert.ok(sent.includes(quoted.slice(0, 40).replace(/"/g, '\\"')), 'the selection was not sent to the model');
+      assert.ok((await lastAnswer(page).getByRole('list', {name: 'Sources'}).getByRole('link').count()) >= 1);
+      await screenshot(page, '2-selection-answered');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('3. an out-of-scope question is refused and no request reaches the model', {timeout: TEST_TIMEOUT}, async () => {
+    const {context, page, errors} = await newPage(browser);
+    try {
+      await openChat(page, proxy.url + CHAPTER);
+      const before = stub.requests.length;
+      await ask(page, OUT_OF_SCOPE);
+      await lastAnswer(page).getByText('The book does not cover this', {exact: false}).waitFor();
+      await lastAnswer(page).getByRole('list', {name: 'Nearest sections'}).waitFor();
+      // Give a wrongly sent request time to arrive before checking none did.
+      await page.waitForTimeout(1000);
+      assert.equal(stub.requests.length, before, 'the refusal must not call the model');
+      await screenshot(page, '3-out-of-scope-refusal');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('4. proxy stopped: a clear error and Retry; proxy back: Retry answers', {timeout: TEST_TIMEOUT}, async () => {
+    const {context, page, errors} = await newPage(browser);
+    try {
+      await openChat(page, proxy.url + CHAPTER);
+      // The index must be loaded while the server is up (the proxy also serves the site here).
+      await page.getByText("Loading the book's index", {exact: false}).waitFor({state: 'detached', timeout: 20000});
+      await proxy.stop();
+      await ask(page, QUESTION);
+      const alert = lastAnswer(page).getByRole('alert');
+      await alert.waitFor({state: 'visible', timeout: 20000});
+      const message = await alert.innerText();
+      assert.match(message, /reach|connection|unavailable/i, `unclear error: ${message}`);
+      const retry = lastAnswer(page).getByRole('button', {name: 'Retry'});
+      await retry.waitFor({state: 'visible'});
+      await screenshot(page, '4-proxy-down-error');
+      proxy = await startProxy({port: proxy.port, upstream: stub.url});
+      await retry.click();
+      await answered(page);
+      assert.ok((await lastAnswer(page).innerText()).includes(LAST_CHUNK));
+      assert.equal(await lastAnswer(page).getByRole('alert').count(), 0);
+      await screenshot(page, '4-proxy-back-retry-answered');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('5. reload and another page: the conversation is still there', {timeout: TEST_TIMEOUT}, async () => {
+    const {context, page, errors} = await newPage(browser);
+    try {
+      await openChat(page, proxy.url + CHAPTER);
+      await ask(page, QUESTION);
+      await answered(page);
+      await page.reload({waitUntil: 'load'});
+      // The panel reopens by itself after a reload, with the exchange.
+      const q = page.locator('.bc-q', {hasText: QUESTION});
+      await q.waitFor({state: 'visible', timeout: 20000});
+      assert.ok((await lastAnswer(page).innerText()).includes(LAST_CHUNK));
+      // Client-side navigation (sidebar link): the widget is outside React's root and stays mounted.
+      await page.evaluate(() => {
+        window.__e2eMarker = 'same document';
+      });
+      await page.locator(`a.pagination-nav__link--next[href="${OTHER_CHAPTER}"]`).click();
+      await page.waitForURL((u) => u.pathname.startsWith(OTHER_CHAPTER), {timeout: 15000});
+      assert.equal(await page.evaluate(() => window.__e2eMarker), 'same document', 'the navigation reloaded the page');
+      await q.waitFor({state: 'visible'});
+      assert.equal(await page.getByRole('textbox', {name: 'Your question'}).isVisible(), true, 'the panel closed on navigation');
+      await screenshot(page, '5-after-client-navigation');
+      // The landing page is not a docs page: the widget is hidden there (still mounted), and back
+      // on a chapter it shows again with the conversation.
+      await page.locator('a.navbar__brand').click();
+      await page.waitForURL((u) => u.pathname === '/', {timeout: 15000});
+      await page.waitForFunction(() => document.documentElement.dataset.bookChat === 'off', null, {timeout: 5000});
+      assert.equal(await page.getByRole('button', {name: 'Ask the book'}).isVisible(), false, 'widget shown on the landing page');
+      assert.equal(await page.evaluate(() => window.__e2eMarker), 'same document');
+      await page.goBack();
+      await page.waitForURL((u) => u.pathname.startsWith(OTHER_CHAPTER), {timeout: 15000});
+      await q.waitFor({state: 'visible'});
+      // A full page load of a third chapter restores it from storage.
+      await page.goto(proxy.url + '/docs/isaac/synthetic-data', {waitUntil: 'load'});
+      await q.waitFor({state: 'visible', timeout: 20000});
+      await screenshot(page, '5-after-full-load-other-page');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('6. no upstream configured: an extractive answer with citations', {timeout: TEST_TIMEOUT}, async () => {
+    const bare = await startProxy({port: await freePort(), upstream: null});
+    const {context, page, errors} = await newPage(browser);
+    try {
+      const before = stub.requests.length;
+      await openChat(page, bare.url + CHAPTER);
+      await ask(page, QUESTION);
+      await answered(page);
+      const text = await lastAnswer(page).innerText();
+      assert.match(text, /Excerpts from the book/);
+      await anchoredCitation(page);
+      assert.equal(stub.requests.length, before);
+      await screenshot(page, '6-extractive-answer');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+      await bare.stop();
+    }
+  });
+
+  test('7. dark theme, phone viewport, keyboard only: open, ask, follow a citation', {timeout: TEST_TIMEOUT}, async () => {
+    const {context, page, errors} = await newPage(browser, {
+      viewport: {width: 390, height: 844},
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+      colorScheme: 'dark',
+    });
+    try {
+      await page.goto(proxy.url + CHAPTER, {waitUntil: 'load'});
+      assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+      // Keyboard: Tab until the bubble has focus (bounded), then Enter.
+      let found = false;
+      for (let i = 0; i < 120 && !found; i++) {
+        await page.keyboard.press('Tab');
+        const a = await deepActive(page);
+        found = !!a && a.label === 'Ask the book';
+      }
+      assert.ok(found, 'the bubble is not reachable with Tab');
+      await page.keyboard.press('Enter');
+      const box = page.getByRole('textbox', {name: 'Your question'});
+      await box.waitFor({state: 'visible', timeout: 20000});
+      await within(5000, 'focus in the question box', page.waitForFunction(() => {
+        let a = document.activeElement;
+        while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+        return a && a.tagName === 'TEXTAREA';
+      }));
+      await page.keyboard.type(QUESTION);
+      await page.keyboard.press('Enter');
+      await answered(page);
+      const panel = await page.getByRole('dialog', {name: 'Ask the book'}).boundingBox();
+      assert.ok(panel && panel.width <= 390 && panel.x >= 0, `panel does not fit the phone screen: ${JSON.stringify(panel)}`);
+      await screenshot(page, '7-dark-phone-answer');
+      // Tab (focus stays in the dialog) until a citation link has focus, then Enter.
+      let link = null;
+      for (let i = 0; i < 40 && !link; i++) {
+        await page.keyboard.press('Tab');
+        const a = await deepActive(page);
+        if (a && a.tag === 'a' && a.inSources && /#./.test(a.href || '')) link = a;
+      }
+      assert.ok(link, 'no citation link with an anchor reachable with Tab');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => location.hash.length > 1, null, {timeout: 15000});
+      await page.waitForLoadState('load');
+      const where = await anchorInView(page);
+      assert.ok(where.found, `no element with id ${where.id}`);
+      assert.ok(link.href.endsWith(`#${encodeURI(where.id)}`) || link.href.endsWith(`#${where.id}`), `${link.href} vs #${where.id}`);
+      // The panel covers a phone screen: close it to read the section it landed on. Following the
+      // link moved focus out of the panel (Escape and Tab now act on the page behind it), so use the
+      // shortcut, which works from anywhere.
+      await page.keyboard.press('Alt+Shift+A');
+      await page.getByRole('dialog', {name: 'Ask the book'}).waitFor({state: 'detached', timeout: 5000});
+      const seen = await anchorInView(page);
+      assert.ok(seen.inView, `anchor #${seen.id} is not in view (top ${seen.top})`);
+      await screenshot(page, '7-dark-phone-citation-landed');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
