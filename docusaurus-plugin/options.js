@@ -1,6 +1,9 @@
 // The plugin's options: one schema, with defaults, validated by Docusaurus at start-up.
 const {Joi} = require('@docusaurus/utils-validation');
 
+/** A folder inside the build output: relative, no '.' or '..' segments. */
+const relativeFolder = Joi.string().pattern(/^(?!\.{1,2}(\/|$))(?!.*\/\.{1,2}(\/|$))[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/, 'relative folder');
+
 /** CSS colour: any non-empty string without characters that could close the style rule. */
 const colour = Joi.string().pattern(/^[^;{}<>]+$/, 'CSS colour');
 
@@ -32,13 +35,9 @@ const DEFAULT_OPTIONS = {
 const schema = Joi.object({
   proxyUrl: Joi.string().allow(null).uri({relativeOnly: false, allowRelative: true}).default(DEFAULT_OPTIONS.proxyUrl),
   indexUrl: Joi.string().allow(null).default(DEFAULT_OPTIONS.indexUrl),
-  indexPath: Joi.string()
-    .pattern(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/, 'relative folder')
-    .default(DEFAULT_OPTIONS.indexPath),
+  indexPath: relativeFolder.default(DEFAULT_OPTIONS.indexPath),
   widgetDir: Joi.string().allow(null).default(DEFAULT_OPTIONS.widgetDir),
-  widgetPath: Joi.string()
-    .pattern(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/, 'relative folder')
-    .default(DEFAULT_OPTIONS.widgetPath),
+  widgetPath: relativeFolder.default(DEFAULT_OPTIONS.widgetPath),
   indexBuilder: Joi.string().allow(null).default(DEFAULT_OPTIONS.indexBuilder),
   buildIndex: Joi.boolean().default(DEFAULT_OPTIONS.buildIndex),
   checkAnchors: Joi.boolean().default(DEFAULT_OPTIONS.checkAnchors),

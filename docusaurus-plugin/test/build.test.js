@@ -1,0 +1,105 @@
+// Builds a small fixture book with real Docusaurus and this plugin (baseUrl /book/,
+// trailingSlash true, a `chat: false` page), with a stand-in index builder, and checks what the
+// plugin passed on, injected and copied, and that a missing cited anchor fails the build.
+const {test} = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const {spawnSync} = require('node:child_process');
+const vm = require('node:vm');
+const cheerio = require('cheerio');
+
+const ROOT = path.resolve(__dirname, '../..');
+const DOCUSAURUS = path.join(ROOT, 'node_modules/@docusaurus/core/bin/docusaurus.mjs');
+
+/** A fresh copy of the fixture inside the repo (so node_modules resolve), with a fake widget. */
+function setup(name) {
+  const dir = path.join(ROOT, 'test-results/plugin-build', name);
+  fs.rmSync(dir, {recursive: true, force: true});
+  fs.cpSync(path.join(__dirname, 'fixture-site'), path.join(dir, 'site'), {recursive: true});
+  const widget = path.join(dir, 'widget');
+  fs.mkdirSync(widget, {recursive: true});
+  fs.writeFileSync(path.join(widget, 'book-chat-0123abcd.js'), 'export default async function () {}');
+  fs.writeFileSync(path.join(widget, 'book-chat-0123abcd_bg.wasm'), Buffer.from([0, 97, 115, 109]));
+  fs.writeFileSync(path.join(widget, 'loader.js'), '/* loader */');
+  return {dir, site: path.join(dir, 'site'), widget, out: path.join(dir, 'site/build')};
+}
+
+function build(t, urls) {
+  fs.writeFileSync(path.join(t.dir, 'urls.txt'), urls.join('\n') + '\n');
+  return spawnSync(process.execPath, [DOCUSAURUS, 'build', t.site, '--out-dir', t.out], {
+    encoding: 'utf8',
+    timeout: 240000,
+    env: {
+      ...process.env,
+      // The webpack cache in node_modules/.cache is shared by every site using these node_modules
+      // (its name does not include the site): a second site reusing it fails to render.
+      DOCUSAURUS_NO_PERSISTENT_CACHE: '1',
+      BOOK_CHAT_PLUGIN: path.resolve(__dirname, '..'),
+      BOOK_CHAT_WIDGET_DIR: t.widget,
+      BOOK_CHAT_INDEX_BUILDER: path.join(__dirname, 'fake-index-builder.js'),
+      FAKE_ARGS_FILE: path.join(t.dir, 'args.json'),
+      FAKE_URLS_FILE: path.join(t.dir, 'urls.txt'),
+    },
+  });
+}
+
+test('a /book/ site with trailing slashes: index arguments, widget files, config and opt-out', {timeout: 300000}, () => {
+  const t = setup('ok');
+  const r = build(t, ['/book/docs/a/', '/book/docs/a/#first-section']);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const args = JSON.parse(fs.readFileSync(path.join(t.dir, 'args.json'), 'utf8'));
+  const arg = (n) => args[args.indexOf(n) + 1];
+  assert.equal(arg('--docs'), path.join(t.site, 'docs'));
+  assert.equal(arg('--out'), path.join(t.out, 'book-index'));
+  assert.equal(arg('--base-url'), '/book/');
+  assert.equal(arg('--route-base-path'), '/docs');
+  assert.equal(arg('--trailing-slash'), 'true');
+  assert.equal(arg('--title'), 'Fixture book');
+  const files = fs.readdirSync(path.join(t.out, 'widget')).sort();
+  assert.equal(files.length, 3, files.join(' '));
+  assert.ok(files.includes('book-chat-0123abcd.js') && files.includes('book-chat-0123abcd_bg.wasm'));
+  const loader = files.find((f) => /^loader\.[0-9a-f]{10}\.js$/.test(f));
+  assert.ok(loader, files.join(' '));
+  // Run the page's inline script (as minified by Docusaurus) in a fake browser.
+  const $ = cheerio.load(fs.readFileSync(path.join(t.out, 'docs/a/index.html'), 'utf8'));
+  const added = [];
+  const attrs = {};
+  const win = {
+    location: {pathname: '/book/docs/a/'},
+    document: {
+      documentElement: {setAttribute: (k, v) => (attrs[k] = v)},
+      createElement: () => ({}),
+      head: {appendChild: (el) => added.push(el.src)},
+    },
+  };
+  win.window = win;
+  vm.runInNewContext($('script[data-book-chat]').text(), win);
+  assert.deepEqual(JSON.parse(JSON.stringify(win.BOOK_CHAT_CONFIG)), {
+    proxyUrl: null,
+    indexUrl: '/book/book-index',
+    wasmUrl: '/book/widget/book-chat-0123abcd.js',
+  });
+  assert.deepEqual(added, [`/book/widget/${loader}`]);
+  assert.equal(attrs['data-book-chat'], 'on');
+  win.__bookChatRoute('/book/docs/b/');
+  assert.equal(attrs['data-book-chat'], 'off', 'chat: false page');
+  win.__bookChatRoute('/book/');
+  assert.equal(attrs['data-book-chat'], 'off', 'landing page');
+  win.__bookChatRoute('/book/docs/a/');
+  assert.equal(attrs['data-book-chat'], 'on');
+  assert.match($('style[data-book-chat]').text(), /--ifm-color-primary:#aa3300/);
+  // Every page carries the tags (client-side navigation can reach a chat page from any page).
+  assert.equal(cheerio.load(fs.readFileSync(path.join(t.out, 'index.html'), 'utf8'))('script[data-book-chat]').length, 1);
+  assert.ok(r.stdout.includes('checked 2 cited URLs'), r.stdout);
+});
+
+test('a cited anchor missing from the built HTML fails the build and is named', {timeout: 300000}, () => {
+  const t = setup('missing');
+  const r = build(t, ['/book/docs/a/#first-section', '/book/docs/a/#no-such-section', '/book/docs/gone/']);
+  assert.notEqual(r.status, 0, 'the build should fail');
+  const out = r.stdout + r.stderr;
+  assert.match(out, /2 cited URL\(s\) do not exist/);
+  assert.match(out, /\/book\/docs\/a\/#no-such-section: page docs\/a\/index\.html has no element with id "no-such-section"/);
+  assert.match(out, /\/book\/docs\/gone\/: no page/);
+});

@@ -1,0 +1,33 @@
+const {test} = require('node:test');
+const assert = require('node:assert/strict');
+const {normalizePluginOptions} = require('@docusaurus/utils-validation');
+const {schema, DEFAULT_OPTIONS} = require('../options');
+
+/** Validates like Docusaurus does for a plugin (adds `id`). */
+const validate = (options) => normalizePluginOptions(schema, options);
+
+test('defaults fill every option', () => {
+  const o = validate({});
+  for (const [k, v] of Object.entries(DEFAULT_OPTIONS)) assert.deepEqual(o[k], v, k);
+});
+
+test('accepted values', () => {
+  const o = validate({proxyUrl: 'https://chat.example.org', routes: ['docs/'], colors: {primary: '#ff0000'}, indexPath: 'assets/book-index'});
+  assert.equal(o.proxyUrl, 'https://chat.example.org');
+  assert.deepEqual(o.routes, ['docs/']);
+  assert.equal(validate({proxyUrl: '/'}).proxyUrl, '/');
+  assert.equal(validate({proxyUrl: null}).proxyUrl, null);
+});
+
+test('bad values are rejected with the option named', () => {
+  assert.throws(() => validate({proxyUrl: 42}), /proxyUrl/);
+  assert.throws(() => validate({indexPath: '../outside'}), /indexPath/);
+  assert.throws(() => validate({indexPath: '/abs'}), /indexPath/);
+  assert.throws(() => validate({widgetPath: 'a/./b'}), /widgetPath/);
+  assert.throws(() => validate({widgetPath: 'a/..'}), /widgetPath/);
+  assert.equal(validate({widgetPath: 'a/.well-known/b..c'}).widgetPath, 'a/.well-known/b..c');
+  assert.throws(() => validate({colors: {primary: 'red;} body{display:none'}}), /primary/);
+  assert.throws(() => validate({colors: {accent: '#fff'}}), /accent/);
+  assert.throws(() => validate({routes: 'docs'}), /routes/);
+  assert.throws(() => validate({unknownOption: 1}), /unknownOption/);
+});

@@ -1,0 +1,109 @@
+const {test} = require('node:test');
+const assert = require('node:assert/strict');
+const vm = require('node:vm');
+const {isChatRoute, chatPrefixes, optOutRoutes, inlineScript, inlineCss, scriptJson} = require('../routes');
+
+test('docs pages get the widget, other pages and opted-out pages do not', () => {
+  const prefixes = ['/docs/'];
+  const optOut = ['/docs/private'];
+  assert.equal(isChatRoute('/docs/intro', prefixes, optOut), true);
+  assert.equal(isChatRoute('/docs/intro/', prefixes, optOut), true);
+  assert.equal(isChatRoute('/docs', prefixes, optOut), true);
+  assert.equal(isChatRoute('/docs/ros2/nodes?x=1#a', prefixes, optOut), true);
+  assert.equal(isChatRoute('/', prefixes, optOut), false);
+  assert.equal(isChatRoute('/docs-old/intro', prefixes, optOut), false);
+  assert.equal(isChatRoute('/blog/post', prefixes, optOut), false);
+  assert.equal(isChatRoute('/docs/private', prefixes, optOut), false);
+  assert.equal(isChatRoute('/docs/private/', prefixes, optOut), false);
+  assert.equal(isChatRoute('/docs/private-not', prefixes, optOut), true);
+});
+
+test('percent-encoded paths match their decoded permalinks', () => {
+  assert.equal(isChatRoute('/docs/caf%C3%A9', ['/docs/'], ['/docs/café']), false);
+  assert.equal(isChatRoute('/docs/%E0%A4%A', ['/docs/'], []), true, 'a malformed escape must not throw');
+});
+
+test('prefixes follow baseUrl and the routes option', () => {
+  assert.deepEqual(chatPrefixes({baseUrl: '/', routes: null, versionPaths: ['/docs']}), ['/docs/']);
+  assert.deepEqual(chatPrefixes({baseUrl: '/book/', routes: null, versionPaths: ['/book/docs', '/book/docs/1.0']}), [
+    '/book/docs/',
+    '/book/docs/1.0/',
+  ]);
+  assert.deepEqual(chatPrefixes({baseUrl: '/book/', routes: ['guide', '/api/'], versionPaths: ['/book/docs']}), [
+    '/book/guide/',
+    '/book/api/',
+  ]);
+  assert.deepEqual(chatPrefixes({baseUrl: '/', routes: [''], versionPaths: ['/docs']}), ['/']);
+});
+
+test('front matter chat: false opts a page out (only an explicit false)', () => {
+  const docs = [
+    {permalink: '/docs/a', frontMatter: {}},
+    {permalink: '/docs/b/', frontMatter: {chat: false}},
+    {permalink: '/docs/c', frontMatter: {chat: 'false'}},
+    {permalink: '/docs/d', frontMatter: {chat: true}},
+  ];
+  assert.deepEqual(optOutRoutes(docs), ['/docs/b']);
+});
+
+test('scriptJson cannot close the script element', () => {
+  const s = scriptJson({x: '</script><script>alert(1)</script>\u2028'});
+  assert.ok(!s.includes('<'), s);
+  assert.ok(!s.includes('\u2028'));
+  assert.deepEqual(JSON.parse(s), {x: '</script><script>alert(1)</script>\u2028'});
+});
+
+/** Runs the inline script in a fake browser; returns what it did. */
+function runInline(pathname, config) {
+  const added = [];
+  const attrs = {};
+  const sandbox = {
+    location: {pathname},
+    document: {
+      documentElement: {setAttribute: (k, v) => (attrs[k] = v)},
+      createElement: () => ({}),
+      head: {appendChild: (el) => added.push(el.src)},
+    },
+  };
+  sandbox.window = sandbox;
+  vm.runInNewContext(inlineScript(config), sandbox);
+  return {sandbox, added, attrs};
+}
+
+const CONFIG = {
+  proxyUrl: '/',
+  indexUrl: '/book-index',
+  wasmUrl: '/widget/book-chat-abc.js',
+  loaderUrl: '/widget/loader.123.js',
+  prefixes: ['/docs/'],
+  optOut: ['/docs/private'],
+};
+
+test('the inline script configures the loader and adds it on a chat page only once', () => {
+  const {sandbox, added, attrs} = runInline('/docs/intro', CONFIG);
+  assert.deepEqual(JSON.parse(JSON.stringify(sandbox.window.BOOK_CHAT_CONFIG)), {proxyUrl: '/', indexUrl: '/book-index', wasmUrl: '/widget/book-chat-abc.js'});
+  assert.equal(attrs['data-book-chat'], 'on');
+  assert.deepEqual(added, ['/widget/loader.123.js']);
+  // Client-side navigation: off on an opted-out page, on again later, loader never added twice.
+  sandbox.window.__bookChatRoute('/docs/private');
+  assert.equal(attrs['data-book-chat'], 'off');
+  sandbox.window.__bookChatRoute('/docs/other');
+  assert.equal(attrs['data-book-chat'], 'on');
+  assert.equal(added.length, 1);
+});
+
+test('the inline script does not load the widget on a page without chat', () => {
+  const {sandbox, added, attrs} = runInline('/', CONFIG);
+  assert.equal(attrs['data-book-chat'], 'off');
+  assert.deepEqual(added, []);
+  sandbox.window.__bookChatRoute('/docs/intro');
+  assert.deepEqual(added, ['/widget/loader.123.js']);
+});
+
+test('colours become --ifm-color-primary on the widget host; none by default', () => {
+  assert.ok(!inlineCss({}).includes('--ifm-color-primary'));
+  const css = inlineCss({primary: '#123456', primaryDark: 'rgb(1, 2, 3)'});
+  assert.match(css, /#book-chat-host[^{]*\{--ifm-color-primary:#123456\}/);
+  assert.match(css, /html\[data-theme="dark"\] #book-chat-host[^{]*\{--ifm-color-primary:rgb\(1, 2, 3\)\}/);
+  assert.match(inlineCss({}), /html\[data-book-chat="off"\] #book-chat-host/);
+});
