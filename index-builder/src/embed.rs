@@ -23,13 +23,16 @@ pub struct EmbeddingCache {
     used: std::collections::HashSet<String>,
 }
 
-/// Default cache file: under the user's cache folder, not the (public) output folder.
-pub fn default_cache_path() -> PathBuf {
+/// Default cache file of the book at `docs`: under the user's cache folder (not the public output
+/// folder), one file per docs folder so that building one book never evicts another's vectors.
+pub fn default_cache_path(docs: &Path) -> PathBuf {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(|| PathBuf::from(".cache"));
-    base.join("book-chat").join("embeddings.bin")
+    let canonical = docs.canonicalize().unwrap_or_else(|_| docs.to_path_buf());
+    let key = content_hash(canonical.to_string_lossy().as_bytes());
+    base.join("book-chat").join(format!("embeddings-{key}.bin"))
 }
 
 impl EmbeddingCache {
@@ -133,7 +136,8 @@ impl EmbeddingCache {
                 buf.extend_from_slice(&x.to_le_bytes());
             }
         }
-        let tmp = path.with_extension("tmp");
+        // A temp name of our own: two builds saving at once must not write into one file.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&tmp, &buf).with_context(|| format!("cannot write {}", tmp.display()))?;
         std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(())

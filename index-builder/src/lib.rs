@@ -4,6 +4,7 @@
 //! them (cached) with the exact model from [`model`] → [`build`] indexes and writes the asset;
 //! [`query`] and [`eval`] search it with the browser's code.
 
+pub mod bench;
 pub mod build;
 pub mod chunker;
 pub mod docs;

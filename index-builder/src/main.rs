@@ -1,7 +1,7 @@
 //! `index-builder`: turns a Docusaurus docs folder into the static index asset the chat widget
 //! searches in the browser, and queries or evaluates such an asset with the browser's own code.
 
-use index_builder::{build, chunker, docs, embed, eval, model, query};
+use index_builder::{bench, build, chunker, docs, embed, eval, model, query};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,6 +53,18 @@ enum Command {
         #[arg(long)]
         index: PathBuf,
     },
+    /// Print speed and size figures of a built asset (encoding and search latency, file sizes).
+    Bench {
+        /// The folder `build --out` wrote.
+        #[arg(long)]
+        index: PathBuf,
+        /// Questions: plain lines, or JSON lines with a "question" field.
+        #[arg(long)]
+        questions: PathBuf,
+        /// Passes over the questions.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
     /// Measure retrieval quality on a labelled question set (builds in memory, using the embedding cache).
     Eval {
         #[command(flatten)]
@@ -88,7 +100,7 @@ struct BookArgs {
     /// Folder holding model.safetensors and vocab.txt (default: $BOOK_CHAT_MODEL_DIR, else ~/.cache/book-chat/model/...).
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Embedding cache file (default ~/.cache/book-chat/embeddings.bin).
+    /// Embedding cache file (default: one per docs folder under ~/.cache/book-chat/).
     #[arg(long)]
     cache: Option<PathBuf>,
     /// Do not read or write the embedding cache.
@@ -119,7 +131,11 @@ impl BookArgs {
             cache: if self.no_cache {
                 None
             } else {
-                Some(self.cache.clone().unwrap_or_else(embed::default_cache_path))
+                Some(
+                    self.cache
+                        .clone()
+                        .unwrap_or_else(|| embed::default_cache_path(&self.docs)),
+                )
             },
             limits: chunker::ChunkLimits::default(),
             settings: SearchSettings::default(),
@@ -181,6 +197,14 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 (None, None) => anyhow::bail!("give --batch FILE or --question TEXT"),
             }
+        }
+        Command::Bench {
+            index,
+            questions,
+            rounds,
+        } => {
+            let asset = build::load_asset(&index)?;
+            bench::run(&asset, &index, &questions, rounds)
         }
         Command::Urls { index } => {
             let asset = build::load_asset(&index)?;

@@ -35,10 +35,10 @@ fn check(name: &str, docs: PathBuf, questions: &str, strict: bool) {
         return;
     }
     let opts = BuildOptions {
+        cache: Some(embed::default_cache_path(&docs)),
         docs,
         read: ReadOptions::default(),
         model_dir: model_dir.clone(),
-        cache: Some(embed::default_cache_path()),
         limits: ChunkLimits::default(),
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
