@@ -73,6 +73,20 @@ pub struct Exchange {
     pub suggestions: Vec<String>,
     #[serde(default)]
     pub rating: Option<Rating>,
+    /// When the question was asked, ISO 8601 in UTC (empty in sessions stored by older widgets).
+    #[serde(default)]
+    pub asked_at: String,
+}
+
+/// `ms` since the epoch as ISO 8601 UTC with milliseconds (`2026-11-22T03:14:15.926Z`), the
+/// timestamp format of the chat models this widget keeps; empty for an impossible time.
+pub fn iso8601(ms: f64) -> String {
+    if !ms.is_finite() {
+        return String::new();
+    }
+    chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms as i64)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default()
 }
 
 /// A whole conversation, as persisted.
@@ -170,6 +184,7 @@ impl Session {
             confidence: None,
             suggestions: Vec::new(),
             rating: None,
+            asked_at: iso8601(now_ms),
         });
         if self.exchanges.len() > MAX_PAIRS {
             let extra = self.exchanges.len() - MAX_PAIRS;
@@ -213,6 +228,15 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_are_iso8601_utc() {
+        assert_eq!(iso8601(1_795_000_000_123.0), "2026-11-18T11:06:40.123Z");
+        assert_eq!(iso8601(f64::NAN), "");
+        let mut s = Session::new("id".into(), 0.0);
+        s.push("q".into(), None, 1_795_000_000_123.0);
+        assert_eq!(s.exchanges[0].asked_at, "2026-11-18T11:06:40.123Z");
+    }
 
     fn ids() -> impl FnMut() -> String {
         let mut n = 0;

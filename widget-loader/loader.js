@@ -62,7 +62,7 @@
         })
         .then(function (mod) {
           if (bubble) bubble.remove();
-          mod.mount_widget(JSON.stringify({ proxyUrl: cfg.proxyUrl, indexUrl: cfg.indexUrl || "" }), !!open);
+          mod.mount_widget({ proxyUrl: cfg.proxyUrl, indexUrl: cfg.indexUrl || "" }, !!open);
           return mod;
         })
         .catch(function (err) {

@@ -55,11 +55,15 @@ pub fn unmount() {
     }
 }
 
-/// Entry point for the loader: `mount_widget(JSON.stringify(config), openNow)`.
+/// Entry point for the loader: `mount_widget(config, openNow)`, config as an object or a JSON string.
 #[wasm_bindgen]
-pub fn mount_widget(config_json: &str, open_now: bool) -> Result<(), JsValue> {
-    let config: Config = serde_json::from_str(config_json)
-        .map_err(|e| JsValue::from_str(&format!("book-chat config: {e}")))?;
+pub fn mount_widget(config: JsValue, open_now: bool) -> Result<(), JsValue> {
+    // The loader passes its config object as is; a JSON string is accepted too.
+    let config: Config = match config.as_string() {
+        Some(json) => serde_json::from_str(&json).map_err(|e| e.to_string()),
+        None => serde_wasm_bindgen::from_value(config).map_err(|e| e.to_string()),
+    }
+    .map_err(|e| JsValue::from_str(&format!("book-chat config: {e}")))?;
     let env = Env {
         config,
         transport: Rc::new(web::WebTransport::default()),
