@@ -11,6 +11,7 @@ import {
   launchBrowser,
   newPage,
   requireBuilt,
+  resetScreenshots,
   screenshot,
   startProxy,
   within,
@@ -64,6 +65,7 @@ async function answered(page, timeout = 30000) {
 describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
   before(async () => {
     requireBuilt();
+    resetScreenshots();
     stub = await startStub({delayMs: 250});
     proxy = await startProxy({port: await freePort(), upstream: stub.url});
     browser = await launchBrowser();

@@ -47,6 +47,12 @@ export function requireBuilt() {
   if (missing.length) throw new Error(`e2e prerequisites missing:\n  ${missing.join('\n  ')}`);
 }
 
+/** Empties the screenshot folder so it holds this run's pictures only. */
+export function resetScreenshots() {
+  fs.rmSync(SCREENSHOTS, {recursive: true, force: true});
+  fs.mkdirSync(SCREENSHOTS, {recursive: true});
+}
+
 /** A free TCP port on 127.0.0.1 (asked of the OS, then released for the proxy to take). */
 export function freePort() {
   return new Promise((resolve, reject) => {
