@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Every benchmark figure in one command (a benchmark, not a test: it asserts nothing and takes
+# tens of minutes, most of it cold index builds and native HNSW builds of 100k vectors).
+#   scripts/bench.sh [--quick]
+# Writes bench-results/native.json (build times cold and incremental, `index-builder bench`,
+# `query --batch` throughput) and, through bench/run.mjs in headless Chromium,
+# bench-results/browser.json + bench-results/browser-{clustered,uniform}.png.
+# --quick: sizes 1k and 10k only, no cold builds.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+cargo build --release -p index-builder
+ib="$CARGO_TARGET_DIR/release/index-builder"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p bench-results
+
+# name=docs folder=labelled questions
+books=("sample-book=$root/www/docs=$root/eval/sample-book.jsonl")
+for c in docusaurus-docs physical-ai-textbook; do
+  for base in "$root/../shared/corpora" "$root/../../shared/corpora"; do
+    if [ -d "$base/$c/docs" ]; then books+=("$c=$base/$c/docs=$root/eval/$c.jsonl"); break; fi
+  done
+done
+
+secs() { local t0=$1; echo "$(( $(date +%s%N) - t0 ))" | awk '{printf "%.2f", $1/1e9}'; }
+native="$work/native.jsonl"
+browser_args=()
+for b in "${books[@]}"; do
+  IFS='=' read -r name docs questions <<<"$b"
+  echo "== $name" >&2
+  cp -r "$docs" "$work/$name-docs"
+  # Cold: an empty embedding cache, model load included.
+  cold=null
+  if [ "$quick" = 0 ]; then
+    t0=$(date +%s%N)
+    "$ib" build --docs "$work/$name-docs" --out "$work/$name-cold" --cache "$work/$name.cache" --quiet
+    cold=$(secs "$t0")
+  else
+    "$ib" build --docs "$work/$name-docs" --out "$work/$name-cold" --cache "$work/$name.cache" --quiet
+  fi
+  # Incremental: one page changed, same cache.
+  page="$(find "$work/$name-docs" -name '*.md' | sort | head -n 1)"
+  printf '\n\n## Benchmark edit\n\nOne new paragraph, so that exactly one page changed since the last build.\n' >>"$page"
+  t0=$(date +%s%N)
+  "$ib" build --docs "$work/$name-docs" --out "$work/$name" --cache "$work/$name.cache" --quiet
+  incremental=$(secs "$t0")
+  # The asset the browser benchmark loads: the unchanged docs (same cache, so fast).
+  rm -rf "$work/$name-docs" && cp -r "$docs" "$work/$name-docs"
+  "$ib" build --docs "$work/$name-docs" --out "$work/$name" --cache "$work/$name.cache" --quiet
+  # query --batch throughput (the CLI's whole path: load, encode, search, print).
+  n=$(grep -c . "$questions")
+  t0=$(date +%s%N)
+  "$ib" query --index "$work/$name" --k 5 --batch "$questions" >/dev/null
+  qsecs=$(secs "$t0")
+  "$ib" bench --index "$work/$name" --questions "$questions" --rounds 3 >"$work/$name.bench.txt" 2>&1
+  node -e '
+    const [name, cold, inc, n, qs, file] = process.argv.slice(1);
+    const text = require("fs").readFileSync(file, "utf8");
+    const num = (re) => { const m = text.match(re); return m ? Number(m[1]) : null; };
+    console.log(JSON.stringify({ book: name, cold_build_s: cold === "null" ? null : Number(cold), incremental_build_s: Number(inc),
+      query_batch: { questions: Number(n), seconds: Number(qs), per_second: Number(n) / Number(qs) },
+      encode_p50_ms: num(/encoding[^\n]*p50\s+([\d.]+)/), encode_p99_ms: num(/encoding[^\n]*p99\s+([\d.]+)/),
+      hybrid_search_p50_ms: num(/hybrid search[^\n]*p50\s+([\d.]+)/), hybrid_search_p99_ms: num(/hybrid search[^\n]*p99\s+([\d.]+)/),
+      bm25_search_p50_ms: num(/BM25-only[^\n]*p50\s+([\d.]+)/), bench_output: text.trim().split("\n") }));
+  ' "$name" "$cold" "$incremental" "$n" "$qsecs" "$work/$name.bench.txt" >>"$native"
+  browser_args+=(--book "$name=$work/$name=$questions")
+done
+node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
+  require("fs").writeFileSync(process.argv[2], JSON.stringify({ generated: new Date().toISOString(), cpus: require("os").cpus().length, books: l }, null, 2) + "\n");' \
+  "$native" bench-results/native.json
+echo "wrote bench-results/native.json" >&2
+
+# Browser figures (the widget must be built for the download sizes: dist/ from trunk).
+(cd bench && npm ci --no-audit --no-fund >/dev/null)
+sizes=1000,10000,100000
+[ "$quick" = 1 ] && sizes=1000,10000
+node bench/run.mjs --sizes "$sizes" --clusters 100,0 "${browser_args[@]}"
