@@ -73,6 +73,7 @@ module.exports = function bookChatPlugin(context, options) {
         proxyUrl: options.proxyUrl,
         indexUrl,
         wasmUrl: `${widgetUrlBase}/${widget.js}`,
+        encoderUrl: widget.encoderJs ? `${widgetUrlBase}/${widget.encoderJs}` : null,
         loaderUrl: `${widgetUrlBase}/${widget.loaderOut}`,
         prefixes: chatPrefixes({baseUrl, routes: options.routes, versionPaths: docs.versionPaths}),
         optOut: docs.optOut,

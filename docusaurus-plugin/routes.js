@@ -66,7 +66,7 @@ function scriptJson(value) {
  */
 function inlineScript(c) {
   const data = {
-    widget: {proxyUrl: c.proxyUrl, indexUrl: c.indexUrl, wasmUrl: c.wasmUrl},
+    widget: {proxyUrl: c.proxyUrl, indexUrl: c.indexUrl, wasmUrl: c.wasmUrl, encoderUrl: c.encoderUrl},
     loaderUrl: c.loaderUrl,
     prefixes: c.prefixes,
     optOut: c.optOut,

@@ -32,9 +32,10 @@ fi
 step "native tools: cargo build --release -p index-builder -p proxy"
 cargo build --release -p index-builder -p proxy --bins
 
-step "widget: cargo build -p book-chat --target wasm32-unknown-unknown --profile wasm-release"
-cargo build -p book-chat --lib --target wasm32-unknown-unknown --profile wasm-release
+step "widget and question encoder: cargo build -p book-chat -p encoder-wasm --target wasm32-unknown-unknown --profile wasm-release"
+cargo build -p book-chat -p encoder-wasm --lib --target wasm32-unknown-unknown --profile wasm-release
 RAW_WASM="$TARGET_DIR/wasm32-unknown-unknown/wasm-release/book_chat.wasm"
+RAW_ENCODER="$TARGET_DIR/wasm32-unknown-unknown/wasm-release/encoder_wasm.wasm"
 
 have_bindgen="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')"
 if [ "$have_bindgen" != "$WASM_BINDGEN_VERSION" ]; then
@@ -43,7 +44,7 @@ if [ "$have_bindgen" != "$WASM_BINDGEN_VERSION" ]; then
 fi
 wasm-opt --version | grep -q 'version 1[3-9][0-9]' || { echo "wasm-opt >= 132 (npm binaryen) is required" >&2; exit 1; }
 
-stamp="$(sha256sum "$RAW_WASM" widget-loader/loader.js | sha256sum | cut -c1-16)"
+stamp="$(sha256sum "$RAW_WASM" "$RAW_ENCODER" widget-loader/loader.js | sha256sum | cut -c1-16)"
 if [ -f dist/.stamp ] && [ "$(cat dist/.stamp)" = "$stamp" ] && ls dist/book-chat-*_bg.wasm >/dev/null 2>&1; then
   step "widget: dist/ is up to date ($(ls dist/book-chat-*.js | grep -v _bg))"
 else
@@ -57,6 +58,14 @@ else
   # The JS glue fetches '<name>_bg.wasm' by default; the loader passes the hashed URL explicitly.
   sed "s/book-chat_bg\.wasm/book-chat-${hash}_bg.wasm/g" "$work/book-chat.js" > "dist/book-chat-$hash.js"
   cp "$work/opt.wasm" "dist/book-chat-${hash}_bg.wasm"
+  # The question encoder: a second module, imported by the widget after the panel opens.
+  wasm-bindgen --target web --no-typescript --out-dir "$work" --out-name book-chat-encoder "$RAW_ENCODER"
+  wasm-opt -O3 --enable-simd --output="$work/enc.wasm" "$work/book-chat-encoder_bg.wasm"
+  ehash="$(cat "$work/book-chat-encoder.js" "$work/enc.wasm" | sha256sum | cut -c1-16)"
+  sed "s/book-chat-encoder_bg\.wasm/book-chat-encoder-${ehash}_bg.wasm/g" "$work/book-chat-encoder.js" > "dist/book-chat-encoder-$ehash.js"
+  cp "$work/enc.wasm" "dist/book-chat-encoder-${ehash}_bg.wasm"
+  printf 'dist/book-chat-encoder-%s_bg.wasm: %s bytes (%s gzipped)\n' "$ehash" \
+    "$(stat -c %s "dist/book-chat-encoder-${ehash}_bg.wasm")" "$(gzip -9c "dist/book-chat-encoder-${ehash}_bg.wasm" | wc -c)"
   cp widget-loader/loader.js dist/loader.js
   echo "$stamp" > dist/.stamp
   printf 'dist/book-chat-%s_bg.wasm: %s bytes (%s gzipped)\n' "$hash" \

@@ -29,6 +29,7 @@ suite "clippy (widget, wasm32)" cargo clippy -p book-chat --target wasm32-unknow
 suite "retrieval core, index builder, proxy" cargo test --release -p book-retrieval -p index-builder -p proxy
 suite "widget logic (native)" cargo test --release -p book-chat --no-default-features --lib
 suite "widget in headless Chromium" cargo test -p book-chat --target wasm32-unknown-unknown --test widget_browser
+suite "Docusaurus plugin (options, routes, anchor check, fixture builds)" npm run --silent test:plugin
 suite "build the book site (index, wasm, Docusaurus)" bash scripts/build-site.sh
 suite "end-to-end in headless Chromium" npm run --silent test:e2e
 

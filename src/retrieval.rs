@@ -26,6 +26,9 @@ pub struct Retrieved {
     pub threshold: f32,
 }
 
+/// Embeds a question; `None` when the encoder failed on it.
+pub type QuestionEncoder = Box<dyn Fn(&str) -> Option<Vec<f32>>>;
+
 /// Searches the book.
 pub trait Retriever {
     /// Top `k` (clamped to 1..=[`MAX_TOP_K`]) sources for `query`; chunks of `current_page_url` get a boost.
@@ -36,10 +39,10 @@ pub trait Retriever {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// Hands over the question encoder (`encoder.<hash>.bin`); from then on searches are hybrid.
-    fn attach_encoder(&self, _bytes: &[u8]) -> Result<(), LoadError> {
-        Ok(())
-    }
+    /// Hands over the question encoder (the `encoder-wasm` module, loaded after the panel opens);
+    /// from then on searches are hybrid. A vector of the wrong size or with NaN is ignored by the
+    /// search (BM25 alone answers), so a broken encoder can never break answering.
+    fn attach_encoder(&self, _encode: QuestionEncoder) {}
     /// Whether questions are embedded (hybrid search) rather than matched by BM25 alone.
     fn has_encoder(&self) -> bool {
         false
@@ -128,8 +131,6 @@ pub enum LoadError {
     Chunks(String),
     #[error("the book's index is corrupt: {0}")]
     Index(String),
-    #[error("the question encoder is unusable: {0}")]
-    Encoder(String),
 }
 
 /// Builds the retriever from the downloaded asset files: the binary index and chunk texts
@@ -162,28 +163,16 @@ pub fn from_assets(
 }
 
 /// The real index: BM25 alone until [`Retriever::attach_encoder`], then hybrid (the question is
-/// embedded here, in the browser, by the same code the index builder's `query` runs).
+/// embedded in the browser by `encoder-wasm`, the same code the index builder's `query` runs).
 pub struct BookIndex {
     index: book_retrieval::Index,
     texts: book_retrieval::ChunkTexts,
-    encoder: std::cell::RefCell<Option<book_retrieval::Encoder>>,
+    encoder: std::cell::RefCell<Option<QuestionEncoder>>,
 }
 
 impl Retriever for BookIndex {
-    fn attach_encoder(&self, bytes: &[u8]) -> Result<(), LoadError> {
-        let encoder = book_retrieval::Encoder::from_bytes(bytes)
-            .map_err(|e| LoadError::Encoder(e.to_string()))?;
-        if encoder.dim() != self.index.dim()
-            || self.index.model_id != book_retrieval::encoder::MODEL_ID
-        {
-            return Err(LoadError::Encoder(format!(
-                "built for another model ({} dimensions, index has {})",
-                encoder.dim(),
-                self.index.dim()
-            )));
-        }
-        *self.encoder.borrow_mut() = Some(encoder);
-        Ok(())
+    fn attach_encoder(&self, encode: QuestionEncoder) {
+        *self.encoder.borrow_mut() = Some(encode);
     }
 
     fn has_encoder(&self) -> bool {
@@ -191,7 +180,7 @@ impl Retriever for BookIndex {
     }
 
     fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved {
-        let vector = self.encoder.borrow().as_ref().map(|e| e.encode(query));
+        let vector = self.encoder.borrow().as_ref().and_then(|e| e(query));
         let mut req = book_retrieval::SearchRequest::new(query, vector.as_deref());
         req.k = k.clamp(1, MAX_TOP_K);
         req.current_page_url = current_page_url;

@@ -3,6 +3,42 @@
 use crate::source::Source;
 use crate::text::content_words;
 
+/// Headings that name a kind of section, not a topic: "What does the book say about Summary?" helps nobody.
+const GENERIC_HEADINGS: &[&str] = &[
+    "summary",
+    "introduction",
+    "overview",
+    "conclusion",
+    "conclusions",
+    "exercises",
+    "exercise",
+    "next steps",
+    "what's next",
+    "further reading",
+    "references",
+    "prerequisites",
+    "key takeaways",
+    "recap",
+    "review questions",
+    "learning objectives",
+    "resources",
+    "see also",
+    "faq",
+    "troubleshooting",
+];
+
+/// A section heading usable as a topic: not empty and not a generic label; the chapter name is used instead otherwise.
+fn topic_of(src: &Source) -> Option<String> {
+    match src.section.as_deref().map(str::trim) {
+        Some(sec)
+            if !sec.is_empty() && !GENERIC_HEADINGS.contains(&sec.to_lowercase().as_str()) =>
+        {
+            Some(sec.to_string())
+        }
+        _ => Some(src.chapter.clone()).filter(|c| !c.trim().is_empty()),
+    }
+}
+
 /// Up to three suggestions (at least two), none repeating the question just asked.
 pub fn suggestions(question: &str, sources: &[Source], cited: &[usize]) -> Vec<String> {
     let asked = question.trim().to_lowercase();
@@ -17,21 +53,18 @@ pub fn suggestions(question: &str, sources: &[Source], cited: &[usize]) -> Vec<S
         if cited.contains(&(i + 1)) {
             continue;
         }
-        if let Some(sec) = src.section.as_deref().filter(|s| !s.is_empty()) {
-            add(format!("What does the book say about {sec}?"), &mut out);
+        if let Some(topic) = topic_of(src) {
+            add(format!("What does the book say about {topic}?"), &mut out);
             break;
         }
     }
-    let topic = sources
-        .first()
-        .and_then(|s| s.section.clone().or_else(|| Some(s.chapter.clone())))
-        .unwrap_or_else(|| {
-            content_words(question)
-                .into_iter()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        });
+    let topic = sources.first().and_then(topic_of).unwrap_or_else(|| {
+        content_words(question)
+            .into_iter()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
     if !topic.is_empty() {
         if sources.iter().take(3).any(|s| s.text.contains("```")) {
             add(format!("Show me a code example for {topic}"), &mut out);

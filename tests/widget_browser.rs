@@ -121,6 +121,7 @@ async fn setup(proxy: bool, clear: bool) -> W {
         config: Config {
             proxy_url: proxy.then(|| PROXY.to_string()),
             index_url: String::new(),
+            encoder_url: None,
         },
         transport: Rc::new(t.clone()),
         index: IndexSource::Ready(retriever()),

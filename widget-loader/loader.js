@@ -19,6 +19,7 @@
   pick("indexUrl", "indexUrl");
   pick("wasmUrl", "wasmUrl");
   pick("wasmBinaryUrl", "wasmBinaryUrl");
+  pick("encoderUrl", "encoderUrl");
   if (!cfg.proxyUrl) cfg.proxyUrl = null;
   if (!cfg.wasmUrl) {
     console.warn("book-chat: no wasmUrl configured");
@@ -62,7 +63,7 @@
         })
         .then(function (mod) {
           if (bubble) bubble.remove();
-          mod.mount_widget({ proxyUrl: cfg.proxyUrl, indexUrl: cfg.indexUrl || "" }, !!open);
+          mod.mount_widget({ proxyUrl: cfg.proxyUrl, indexUrl: cfg.indexUrl || "", encoderUrl: cfg.encoderUrl ? new URL(cfg.encoderUrl, location.href).href : null }, !!open);
           return mod;
         })
         .catch(function (err) {

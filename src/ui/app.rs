@@ -38,6 +38,9 @@ pub struct Config {
     /// Base URL of the index asset folder (holding `manifest.json`).
     #[serde(default)]
     pub index_url: String,
+    /// URL of the `encoder-wasm` module's JS (its wasm beside it as `…_bg.wasm`); `None` = BM25 only.
+    #[serde(default)]
+    pub encoder_url: Option<String>,
 }
 
 /// Where the book's index comes from.
@@ -237,20 +240,22 @@ async fn download_index(ctx: Ctx) -> Result<Rc<dyn Retriever>, String> {
     let retriever: Rc<dyn Retriever> = retrieval::from_assets(&manifest, &index, &chunks)
         .map(Rc::from)
         .map_err(|e| e.to_string())?;
-    // The encoder (the largest file) follows in the background: questions asked before it has
-    // arrived are answered with BM25 alone, so no reader waits on it.
-    if let Some(file) = manifest.files.encoder.clone() {
+    // The encoder (its own wasm module and the largest file) follows in the background: questions
+    // asked before it has arrived are answered with BM25 alone, so no reader waits on it.
+    let module_url = ctx.env.with_value(|e| e.config.encoder_url.clone());
+    if let (Some(module_url), Some(file)) = (module_url, manifest.files.encoder.clone()) {
         let r = retriever.clone();
         spawn_local(async move {
-            match t.get(&asset_url(&base, &file)).await {
-                Ok(bytes) => {
-                    if let Err(e) = r.attach_encoder(&bytes) {
-                        web::warn(&format!("book-chat: {e}; answering with keyword search only"));
-                    }
+            let weights = match t.get(&asset_url(&base, &file)).await {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    web::warn(&format!("book-chat: the question encoder's weights did not load ({e:?}); answering with keyword search only"));
+                    return;
                 }
-                Err(e) => web::warn(&format!(
-                    "book-chat: the question encoder did not load ({e:?}); answering with keyword search only"
-                )),
+            };
+            match web::load_encoder(&module_url, &weights).await {
+                Ok(encode) => r.attach_encoder(encode),
+                Err(e) => web::warn(&format!("book-chat: the question encoder did not start ({e}); answering with keyword search only")),
             }
         });
     }
@@ -533,6 +538,24 @@ fn active_in(panel: &web_sys::HtmlElement) -> Option<web_sys::Element> {
     match root.dyn_ref::<web_sys::ShadowRoot>() {
         Some(sr) => sr.active_element(),
         None => web_sys::window()?.document()?.active_element(),
+    }
+}
+
+/// On a phone the panel covers the page: following a citation closes it, so the reader sees the
+/// section it points to and focus stays there (the conversation is kept for the next open).
+fn on_panel_click(ctx: Ctx, ev: web_sys::MouseEvent) {
+    let narrow = web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|w| w.as_f64())
+        .is_some_and(|w| w <= 600.0);
+    let on_link = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|el| el.closest("a[href]").ok().flatten())
+        .is_some();
+    if narrow && on_link {
+        ctx.open.set(false);
+        web::storage_set(OPEN_KEY, "0");
     }
 }
 
@@ -866,6 +889,7 @@ pub fn App(env: Env, #[prop(optional)] start_open: bool) -> impl IntoView {
                     aria-labelledby="bc-title"
                     node_ref=ctx.panel
                     on:keydown=move |e| on_panel_keydown(ctx, e)
+                    on:click=move |e| on_panel_click(ctx, e)
                 >
                     <div class="bc-head">
                         <h2 id="bc-title">"Ask the book"</h2>

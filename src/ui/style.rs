@@ -6,7 +6,7 @@
 pub const CSS: &str = r#"
 :host { all: initial; }
 .bc-root {
-  --bc-primary: var(--ifm-color-primary, #2e8555);
+  --bc-primary: var(--ifm-color-primary, #2e8555); --bc-on-primary: #ffffff;
   --bc-bg: #ffffff; --bc-fg: #1c1e21; --bc-muted: #5c6370; --bc-border: #d0d7de; --bc-soft: #f3f5f7;
   --bc-quote: #eef6f1; --bc-danger: #b42318;
   font: 15px/1.5 var(--ifm-font-family-base, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif);
@@ -14,6 +14,8 @@ pub const CSS: &str = r#"
 }
 .bc-root[data-theme="dark"] {
   --bc-primary: var(--ifm-color-primary, #25c2a0);
+  /* Dark themes use a light primary: dark text on it keeps WCAG AA contrast. */
+  --bc-on-primary: #1b1b1d;
   --bc-bg: #1b1b1d; --bc-fg: #e3e3e3; --bc-muted: #a0a6b0; --bc-border: #444950; --bc-soft: #242526;
   --bc-quote: #1f2d27; --bc-danger: #ff8a80;
 }
@@ -21,7 +23,7 @@ pub const CSS: &str = r#"
 .bc-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .bc-bubble {
   position: fixed; right: 20px; bottom: 20px; z-index: 2147483000; width: 56px; height: 56px; border-radius: 50%;
-  border: none; background: var(--bc-primary); color: #fff; cursor: pointer; box-shadow: 0 4px 14px rgba(0,0,0,.25);
+  border: none; background: var(--bc-primary); color: var(--bc-on-primary); cursor: pointer; box-shadow: 0 4px 14px rgba(0,0,0,.25);
   font-size: 24px; display: flex; align-items: center; justify-content: center;
 }
 .bc-bubble:focus-visible, .bc-root button:focus-visible, .bc-root a:focus-visible, .bc-root textarea:focus-visible {
@@ -29,7 +31,7 @@ pub const CSS: &str = r#"
 }
 .bc-askthis {
   position: fixed; z-index: 2147483001; padding: 4px 10px; border-radius: 6px; border: 1px solid var(--bc-border);
-  background: var(--bc-primary); color: #fff; font: inherit; font-size: 13px; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.2);
+  background: var(--bc-primary); color: var(--bc-on-primary); font: inherit; font-size: 13px; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.2);
 }
 .bc-panel {
   position: fixed; right: 20px; bottom: 88px; z-index: 2147483002; width: min(420px, calc(100vw - 40px));
@@ -44,13 +46,13 @@ pub const CSS: &str = r#"
 .bc-btn { font: inherit; font-size: 13px; padding: 4px 10px; border-radius: 6px; border: 1px solid var(--bc-border);
   background: var(--bc-soft); color: var(--bc-fg); cursor: pointer; }
 .bc-btn:disabled { opacity: .5; cursor: default; }
-.bc-btn-primary { background: var(--bc-primary); border-color: var(--bc-primary); color: #fff; }
+.bc-btn-primary { background: var(--bc-primary); border-color: var(--bc-primary); color: var(--bc-on-primary); }
 .bc-icon { border: none; background: none; color: var(--bc-muted); cursor: pointer; font-size: 16px; padding: 4px 6px; border-radius: 6px; }
 .bc-icon[aria-pressed="true"] { color: var(--bc-primary); background: var(--bc-soft); }
 .bc-notice { margin: 8px 12px 0; padding: 6px 10px; border-radius: 6px; background: var(--bc-soft); font-size: 13px; }
 .bc-log { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 14px; }
 .bc-empty { color: var(--bc-muted); font-size: 14px; }
-.bc-q { align-self: flex-end; max-width: 90%; background: var(--bc-primary); color: #fff; padding: 8px 12px; border-radius: 12px 12px 2px 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.bc-q { align-self: flex-end; max-width: 90%; background: var(--bc-primary); color: var(--bc-on-primary); padding: 8px 12px; border-radius: 12px 12px 2px 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .bc-quote { border-left: 3px solid var(--bc-primary); background: var(--bc-quote); padding: 4px 8px; margin: 0 0 6px; font-size: 13px; color: var(--bc-fg); white-space: normal; }
 .bc-a { max-width: 100%; overflow-wrap: anywhere; }
 .bc-a p { margin: 0 0 8px; }

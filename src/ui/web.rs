@@ -245,6 +245,70 @@ async fn cache_put(url: &str, bytes: &[u8]) {
     }
 }
 
+/// Imports the `encoder-wasm` module from `module_url` (its wasm is `…_bg.wasm` beside it, kept in
+/// Cache Storage like the other hashed files) and starts it on `weights`. Returns the encode function.
+pub async fn load_encoder(
+    module_url: &str,
+    weights: &[u8],
+) -> Result<crate::retrieval::QuestionEncoder, String> {
+    let import = js_sys::Function::new_with_args("u", "return import(u)");
+    let module = JsFuture::from(js_sys::Promise::from(
+        import
+            .call1(&JsValue::NULL, &JsValue::from_str(module_url))
+            .map_err(|e| js_err(&e))?,
+    ))
+    .await
+    .map_err(|e| js_err(&e))?;
+    let wasm_url = module_url
+        .strip_suffix(".js")
+        .map(|s| format!("{s}_bg.wasm"))
+        .ok_or("the encoder URL must end in .js")?;
+    let init: js_sys::Function = Reflect::get(&module, &"default".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or("the encoder module has no init function")?;
+    let wasm_bytes = match cache_match(&wasm_url).await {
+        Some(b) => b,
+        None => {
+            let resp = gloo_net::http::Request::get(&wasm_url)
+                .send()
+                .await
+                .map_err(|e| e.to_string())?;
+            if !resp.ok() {
+                return Err(format!("HTTP {} for {wasm_url}", resp.status()));
+            }
+            let b = resp.binary().await.map_err(|e| e.to_string())?;
+            cache_put(&wasm_url, &b).await;
+            b
+        }
+    };
+    let arg = js_sys::Object::new();
+    let _ = Reflect::set(
+        &arg,
+        &"module_or_path".into(),
+        &Uint8Array::from(wasm_bytes.as_slice()),
+    );
+    JsFuture::from(js_sys::Promise::from(
+        init.call1(&JsValue::NULL, &arg).map_err(|e| js_err(&e))?,
+    ))
+    .await
+    .map_err(|e| js_err(&e))?;
+    let ctor: js_sys::Function = Reflect::get(&module, &"QuestionEncoder".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or("the encoder module has no QuestionEncoder")?;
+    let args = js_sys::Array::of1(&Uint8Array::from(weights));
+    let encoder = Reflect::construct(&ctor, &args).map_err(|e| js_err(&e))?;
+    let encode: js_sys::Function = Reflect::get(&encoder, &"encode".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or("the encoder has no encode method")?;
+    Ok(Box::new(move |text: &str| {
+        let out = encode.call1(&encoder, &JsValue::from_str(text)).ok()?;
+        Some(out.dyn_into::<js_sys::Float32Array>().ok()?.to_vec())
+    }))
+}
+
 /// A warning in the browser console (for operators; readers see messages in the panel).
 pub fn warn(msg: &str) {
     web_sys::console::warn_1(&JsValue::from_str(msg));

@@ -7,7 +7,7 @@
 mod file;
 mod linear;
 
-pub use linear::{dot_i8, quantize_into, quantize_rows, Linear};
+pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, Linear};
 
 use crate::tokenizer::WordPiece;
 
