@@ -254,7 +254,11 @@ async fn download_index(ctx: Ctx) -> Result<Rc<dyn Retriever>, String> {
                 }
             };
             match web::load_encoder(&module_url, &weights).await {
-                Ok(encode) => r.attach_encoder(encode),
+                Ok(encode) => {
+                    r.attach_encoder(encode);
+                    // Visible to operators and tests: questions are now embedded in the browser.
+                    web::set_host_attribute("data-search", "hybrid");
+                }
                 Err(e) => web::warn(&format!("book-chat: the question encoder did not start ({e}); answering with keyword search only")),
             }
         });

@@ -309,6 +309,16 @@ pub async fn load_encoder(
     }))
 }
 
+/// Sets an attribute on the widget's host element (outside the shadow root, so pages and tests see it).
+pub fn set_host_attribute(name: &str, value: &str) {
+    if let Some(host) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(super::HOST_ID))
+    {
+        let _ = host.set_attribute(name, value);
+    }
+}
+
 /// A warning in the browser console (for operators; readers see messages in the panel).
 pub fn warn(msg: &str) {
     web_sys::console::warn_1(&JsValue::from_str(msg));

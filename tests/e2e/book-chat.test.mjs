@@ -81,6 +81,9 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
     const {context, page, errors} = await newPage(browser);
     try {
       await openChat(page, proxy.url + CHAPTER);
+      // The question encoder (its own wasm module plus int8 weights) loads after the panel opens;
+      // once attached, questions are embedded in the browser and the search is hybrid.
+      await page.waitForSelector('#book-chat-host[data-search="hybrid"]', {state: 'attached', timeout: 60000});
       const before = stub.requests.length;
       await ask(page, QUESTION);
       // Streaming: the first words are shown while the last are still to come, and Stop is offered.
