@@ -37,6 +37,8 @@ fn sentences(text: &str) -> Vec<String> {
         if in_fence
             || t.starts_with('#')
             || t.starts_with('|')
+            // The index builder writes table rows as `cell | cell | cell`.
+            || t.contains(" | ")
             || t.starts_with(":::")
             || t.is_empty()
         {
@@ -196,6 +198,12 @@ mod tests {
     fn nothing_to_quote() {
         assert_eq!(extract("x", &[]), None);
         assert_eq!(extract("x", &[src(1, "```\ncode only\n```")]), None);
+    }
+
+    #[test]
+    fn table_rows_are_not_sentences() {
+        let text = "Question | Topic | Service | Action\nContinuous data stream? | yes | no | no\nTopics stream data between many nodes.";
+        assert_eq!(sentences(text), vec!["Topics stream data between many nodes.".to_string()]);
     }
 
     #[test]
