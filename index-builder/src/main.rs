@@ -110,7 +110,7 @@ struct BookArgs {
     #[arg(long, default_value = "the book")]
     title: String,
     /// Vocabulary ids below this always ship with the encoder (common English); the book's own tokens always do.
-    #[arg(long, default_value_t = 10000)]
+    #[arg(long, default_value_t = 6000)]
     common_vocab: usize,
     /// No progress output.
     #[arg(long)]

@@ -42,7 +42,7 @@ fn check(name: &str, docs: PathBuf, questions: &str, strict: bool) {
         limits: ChunkLimits::default(),
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
-        common_vocab: 10000,
+        common_vocab: 6000,
         title: name.to_string(),
         progress: false,
     };
