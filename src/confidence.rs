@@ -27,7 +27,11 @@ impl Confidence {
 /// `threshold` that threshold, `coverage` the share of answer paragraphs carrying a valid citation
 /// (`None` when citations are off, so only retrieval counts).
 pub fn assess(scores: &[f32], threshold: f32, coverage: Option<f32>) -> Confidence {
-    let top = scores.iter().copied().filter(|s| s.is_finite()).fold(f32::NEG_INFINITY, f32::max);
+    let top = scores
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite())
+        .fold(f32::NEG_INFINITY, f32::max);
     if !top.is_finite() {
         return Confidence::Low;
     }

@@ -203,7 +203,10 @@ mod tests {
     #[test]
     fn table_rows_are_not_sentences() {
         let text = "Question | Topic | Service | Action\nContinuous data stream? | yes | no | no\nTopics stream data between many nodes.";
-        assert_eq!(sentences(text), vec!["Topics stream data between many nodes.".to_string()]);
+        assert_eq!(
+            sentences(text),
+            vec!["Topics stream data between many nodes.".to_string()]
+        );
     }
 
     #[test]
