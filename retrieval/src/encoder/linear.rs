@@ -136,7 +136,7 @@ pub fn quantize_into(src: &[f32], dst: &mut [i8]) -> f32 {
 /// `out[t][j] = x_t · w_j` for `n` int8 rows `xs` and a row-major int8 matrix `w` (rows as long as
 /// each `x_t`); `out` is `n × rows(w)`. Weight rows are the outer loop, so each is read once.
 pub fn gemm_i8(xs: &[i8], n: usize, w: &[i8], out: &mut [i32]) {
-    let width = if n == 0 { 0 } else { xs.len() / n };
+    let width = xs.len().checked_div(n).unwrap_or(0);
     if width == 0 {
         out.iter_mut().for_each(|o| *o = 0);
         return;
