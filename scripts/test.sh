@@ -25,7 +25,7 @@ suite() {
 
 suite "rustfmt" cargo fmt --all --check
 suite "clippy (native)" cargo clippy --workspace --all-targets --release -- -D warnings
-suite "clippy (widget, wasm32)" cargo clippy -p book-chat --target wasm32-unknown-unknown --all-targets -- -D warnings
+suite "clippy (widget and encoder, wasm32)" cargo clippy -p book-chat -p encoder-wasm --target wasm32-unknown-unknown --all-targets -- -D warnings
 suite "retrieval core, index builder, proxy" cargo test --release -p book-retrieval -p index-builder -p proxy
 suite "widget logic (native)" cargo test --release -p book-chat --no-default-features --lib
 suite "widget in headless Chromium" cargo test -p book-chat --target wasm32-unknown-unknown --test widget_browser
