@@ -106,7 +106,7 @@ window.bench = {
   // Draws the figures as SVG for the screenshot.
   chart(fig) {
     const el = document.getElementById('chart');
-    const W = 1100, H = 420, L = 70, B = 50, T = 40, R = 250;
+    const W = 1200, H = 420, L = 70, B = 50, T = 40, R = 250;
     const series = [
       ['scan', 'int8 scan + rescoring', '#1f77b4'], ['hnsw', 'HNSW (instant-distance)', '#d62728'],
       ['exact', 'f32 exact', '#7f7f7f'], ['floor', 'floor: SIMD byte sum', '#2ca02c'],
@@ -141,13 +141,14 @@ window.bench = {
     svg += `<text x="${L}" y="${ty}" font-weight="bold">Real books (labelled questions): p50 ms and section recall@5, ours vs Orama</text>`;
     const cols = ['book', 'chunks', 'ours encode', 'ours search', 'ours R@5', 'BM25 R@5', 'Orama FT', 'Orama FT R@5', 'Orama vec', 'Orama vec R@5', 'Orama hyb R@5'];
     ty += 24;
-    cols.forEach((c, i) => { svg += `<text x="${L + i * 92}" y="${ty}" font-weight="bold" font-size="11">${c}</text>`; });
+    const cx = (i) => (i === 0 ? L : L + 80 + i * 88);
+    cols.forEach((c, i) => { svg += `<text x="${cx(i)}" y="${ty}" font-weight="bold" font-size="11">${c}</text>`; });
     for (const b of fig.books) {
       ty += 22;
       const f = (v, d = 2) => (v == null ? '-' : v.toFixed(d));
       const cells = [b.name, b.chunks, f(b.ours.encode_p50), f(b.ours.search_p50, 3), f(b.ours.section_r5), f(b.bm25.section_r5),
         f(b.orama.fulltext.p50, 3), f(b.orama.fulltext.section_r5), f(b.orama.vector.p50, 3), f(b.orama.vector.section_r5), f(b.orama.hybrid.section_r5)];
-      cells.forEach((c, i) => { svg += `<text x="${L + i * 92}" y="${ty}" font-size="11">${c}</text>`; });
+      cells.forEach((c, i) => { svg += `<text x="${cx(i)}" y="${ty}" font-size="11">${c}</text>`; });
     }
     svg += '</svg>';
     el.innerHTML = svg;
