@@ -5,7 +5,7 @@
 # Writes bench-results/native.json (build times cold and incremental, `index-builder bench`,
 # `query --batch` throughput) and, through bench/run.mjs in headless Chromium,
 # bench-results/browser.json + bench-results/browser-{clustered,uniform}.png.
-# --quick: sizes 1k and 10k only, no cold builds.
+# --quick: sizes 1k and 10k only, no cold builds. BENCH_SKIP_BROWSER=1: native figures only.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -76,6 +76,7 @@ node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").trim().sp
 echo "wrote bench-results/native.json" >&2
 
 # Browser figures (the widget must be built for the download sizes: dist/ from trunk).
+if [ -n "${BENCH_SKIP_BROWSER:-}" ]; then exit 0; fi
 (cd bench && npm ci --no-audit --no-fund >/dev/null)
 sizes=1000,10000,100000
 [ "$quick" = 1 ] && sizes=1000,10000

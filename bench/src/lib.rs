@@ -81,7 +81,10 @@ fn byte_sum(bytes: &[i8]) -> i32 {
         for i in 0..blocks {
             // SAFETY: i*16+16 <= len; v128_load has no alignment requirement.
             let v = unsafe { v128_load(bytes.as_ptr().add(i * 16) as *const v128) };
-            acc = i32x4_add(acc, i32x4_extadd_pairwise_i16x8(i16x8_extadd_pairwise_i8x16(v)));
+            acc = i32x4_add(
+                acc,
+                i32x4_extadd_pairwise_i16x8(i16x8_extadd_pairwise_i8x16(v)),
+            );
         }
         let mut sum = i32x4_extract_lane::<0>(acc)
             + i32x4_extract_lane::<1>(acc)
@@ -127,7 +130,12 @@ impl Synth {
         let quantized = QuantizedVectors::quantize(&data, dim);
         let truth = queries_v
             .chunks_exact(dim)
-            .map(|q| exact_search(&data, dim, q, 10).into_iter().map(|h| h.0).collect())
+            .map(|q| {
+                exact_search(&data, dim, q, 10)
+                    .into_iter()
+                    .map(|h| h.0)
+                    .collect()
+            })
             .collect();
         Synth {
             dim,
@@ -181,7 +189,10 @@ impl Synth {
                 };
                 ms.push(now() - t);
                 if round == 0 {
-                    hits += truth.iter().filter(|t| got.iter().any(|g| g.0 == **t)).count();
+                    hits += truth
+                        .iter()
+                        .filter(|t| got.iter().any(|g| g.0 == **t))
+                        .count();
                     total += truth.len();
                 }
             }
@@ -203,7 +214,8 @@ impl Synth {
             sink = sink.wrapping_add(byte_sum(&self.quantized.codes));
             ms.push(now() - t);
         }
-        json!({ "latency_ms": stats(ms), "bytes": self.quantized.codes.len(), "sink": sink }).to_string()
+        json!({ "latency_ms": stats(ms), "bytes": self.quantized.codes.len(), "sink": sink })
+            .to_string()
     }
 }
 

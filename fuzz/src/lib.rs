@@ -9,8 +9,11 @@ use book_retrieval::{
     ChunkMeta, ChunkTexts, Index, IndexMeta, Mode, PageInfo, SearchRequest, SearchSettings,
 };
 
+/// One fuzz entry point: arbitrary bytes in, no panic out.
+pub type Target = fn(&[u8]);
+
 /// Every target, by name (the names of `fuzz_targets/*.rs` and of the corpus folders).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("index_loader", index_loader),
     ("chunk_texts", chunk_texts),
     ("encoder_loader", encoder_loader),
@@ -127,7 +130,10 @@ pub fn wordpiece(data: &[u8]) {
         None => (0, data),
     };
     let ids = wp.encode(&text(rest), max);
-    assert!(max < 2 || ids.len() <= max, "encode returned more ids than asked for");
+    assert!(
+        max < 2 || ids.len() <= max,
+        "encode returned more ids than asked for"
+    );
     assert!(ids.iter().all(|&i| (i as usize) < wp.vocab_len()));
 }
 
@@ -167,7 +173,10 @@ pub fn citations(data: &[u8]) {
     let t = text(rest);
     let _ = book_chat::citations::split(&t, n);
     let cited = book_chat::citations::cited(&t, n);
-    assert!(cited.iter().all(|&c| c >= 1 && c <= n), "cited a source out of range");
+    assert!(
+        cited.iter().all(|&c| c >= 1 && c <= n),
+        "cited a source out of range"
+    );
     let c = book_chat::citations::coverage(&t, n);
     assert!(c.is_finite());
 }

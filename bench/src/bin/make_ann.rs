@@ -19,6 +19,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let secs = t.elapsed().as_secs_f64();
     let bytes = ann.to_bytes()?;
     std::fs::write(out, &bytes)?;
-    println!("{{\"n\":{n},\"clusters\":{clusters},\"native_build_s\":{secs:.3},\"bytes\":{}}}", bytes.len());
+    println!(
+        "{{\"n\":{n},\"clusters\":{clusters},\"native_build_s\":{secs:.3},\"bytes\":{}}}",
+        bytes.len()
+    );
     Ok(())
 }
