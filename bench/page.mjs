@@ -40,6 +40,20 @@ window.bench = {
     return out;
   },
 
+  // Sizes too large for an f32 copy (1M): int8 codes only; scan and floor, no recall.
+  large(n, queries, rounds) {
+    synth?.free();
+    const t0 = performance.now();
+    synth = Synth.quantized_only(n, 384, queries);
+    const out = { n, setup_ms: performance.now() - t0, note: 'int8 codes only (no f32 copy): no exact search, no recall' };
+    out.floor = JSON.parse(synth.floor(Math.max(20, rounds * 10)));
+    out.scan = JSON.parse(synth.run('scan', rounds));
+    out.scan.p50_over_floor = out.scan.latency_ms.p50 / out.floor.latency_ms.p50;
+    synth.free();
+    synth = null;
+    return out;
+  },
+
   async book(base, questions, rounds) {
     book?.free();
     const manifest = await (await fetch(`${base}/manifest.json`)).json();

@@ -4,7 +4,7 @@
 // bench-results/browser.png.
 //
 //   node bench/run.mjs [--sizes 1000,10000,100000] [--clusters 0,100] [--rounds 5]
-//                      [--book name=ASSET_DIR=EVAL.jsonl ...] [--skip-build]
+//                      [--large 1000000] [--book name=ASSET_DIR=EVAL.jsonl ...] [--skip-build]
 //
 // --clusters: 0 = uniform random unit vectors (the hard case for HNSW), c > 0 = one centre per c
 // vectors (closer to real embeddings). HNSW graphs are built natively (bench/src/bin/make_ann.rs,
@@ -26,11 +26,12 @@ const opt = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const sizes = opt('sizes', '1000,10000,100000').split(',').map(Number);
+const sizes = opt('sizes', '1000,10000,100000').split(',').filter(Boolean).map(Number);
 const clusterSizes = opt('clusters', '0,100').split(',').map(Number);
 const rounds = Number(opt('rounds', '5'));
 const queries = Number(opt('queries', '100'));
 const browserBuildMax = Number(opt('browser-build-max', '10000'));
+const large = opt('large', '').split(',').filter(Boolean).map(Number);
 const books = [];
 args.forEach((a, i) => {
   if (a === '--book') {
@@ -116,6 +117,18 @@ for (const c of clusterSizes) {
     r.vectors_per_cluster = c;
     fig.synthetic.push(r);
     console.error(JSON.stringify({ n, clusters, scan: r.scan.latency_ms.p50, hnsw: r.hnsw?.latency_ms.p50, exact: r.exact.latency_ms.p50, floor: r.floor.latency_ms.p50, scan_recall: r.scan.recall_at_10, hnsw_recall: r.hnsw?.recall_at_10 }));
+  }
+}
+
+fig.large = [];
+for (const n of large) {
+  console.error(`large n=${n}`);
+  try {
+    const r = await page.evaluate(([n, q, rounds]) => window.bench.large(n, q, rounds), [n, queries, rounds]);
+    fig.large.push(r);
+    console.error(JSON.stringify({ n, scan: r.scan.latency_ms.p50, floor: r.floor.latency_ms.p50 }));
+  } catch (e) {
+    fig.large.push({ n, error: String(e.message || e) });
   }
 }
 
