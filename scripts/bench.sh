@@ -44,7 +44,7 @@ for b in "${books[@]}"; do
     "$ib" build --docs "$work/$name-docs" --out "$work/$name-cold" --cache "$work/$name.cache" --quiet
   fi
   # Incremental: one page changed, same cache.
-  page="$(find "$work/$name-docs" -name '*.md' | sort | head -n 1)"
+  page="$(find "$work/$name-docs" \( -name '*.md' -o -name '*.mdx' \) | sort | head -n 1)"
   printf '\n\n## Benchmark edit\n\nOne new paragraph, so that exactly one page changed since the last build.\n' >>"$page"
   t0=$(date +%s%N)
   "$ib" build --docs "$work/$name-docs" --out "$work/$name" --cache "$work/$name.cache" --quiet
@@ -80,4 +80,6 @@ if [ -n "${BENCH_SKIP_BROWSER:-}" ]; then exit 0; fi
 (cd bench && npm ci --no-audit --no-fund >/dev/null)
 sizes=1000,10000,100000
 [ "$quick" = 1 ] && sizes=1000,10000
-node bench/run.mjs --sizes "$sizes" --clusters 100,0 "${browser_args[@]}"
+large=(--large 1000000)
+[ "$quick" = 1 ] && large=()
+node bench/run.mjs --sizes "$sizes" --clusters 100,0 "${large[@]}" "${browser_args[@]}"
