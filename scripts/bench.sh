@@ -78,7 +78,7 @@ echo "wrote bench-results/native.json" >&2
 # Browser figures (the widget must be built for the download sizes: dist/ from trunk).
 if [ -n "${BENCH_SKIP_BROWSER:-}" ]; then exit 0; fi
 (cd bench && npm ci --no-audit --no-fund >/dev/null)
-sizes=1000,10000,100000
+sizes=1000,10000,30000,100000
 [ "$quick" = 1 ] && sizes=1000,10000
 large=(--large 1000000)
 [ "$quick" = 1 ] && large=()
