@@ -77,6 +77,7 @@ pub fn sample_index() -> Index {
         },
         vectors: QuantizedVectors::quantize(&vectors, DIM),
         bm25: Bm25::build(&docs, Bm25Params::default()),
+        ann: None,
     }
 }
 
@@ -181,7 +182,8 @@ pub fn citations(data: &[u8]) {
     assert!(c.is_finite());
 }
 
-/// The HNSW graph loader over fixed vectors; a loaded graph must search.
+/// The HNSW graph loader over fixed vectors; a loaded graph must search. (The index loader also
+/// reaches it, through the index file's optional graph section.)
 #[cfg(feature = "ann")]
 pub fn ann_loader(data: &[u8]) {
     let idx = sample_index();
@@ -195,7 +197,20 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
     let idx = sample_index();
     let index_bytes = idx.to_bytes().unwrap_or_default();
     match target {
-        "index_loader" => vec![index_bytes],
+        "index_loader" => {
+            #[allow(unused_mut)]
+            let mut v = vec![index_bytes];
+            // The same index with its HNSW section, so mutations reach the graph loader too.
+            #[cfg(feature = "ann")]
+            {
+                let mut with_graph = sample_index();
+                with_graph.ann = Some(std::sync::Arc::new(
+                    book_retrieval::ann::Ann::from_quantized(&with_graph.vectors, 1),
+                ));
+                v.extend(with_graph.to_bytes().ok());
+            }
+            v
+        }
         "chunk_texts" => {
             let t = ChunkTexts::new(
                 "0123456789abcdef".into(),
