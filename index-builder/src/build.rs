@@ -27,6 +27,9 @@ pub struct BuildOptions {
     /// Vocabulary ids below this are kept in the shipped encoder whether or not the book uses them
     /// (BERT's vocabulary lists common English words first).
     pub common_vocab: usize,
+    /// Books with at least this many chunks get an HNSW graph for dense search; smaller ones are
+    /// scanned in full (faster there, and exact).
+    pub ann_min_chunks: usize,
     pub title: String,
     pub progress: bool,
 }
@@ -88,12 +91,16 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         book_title: opts.title.clone(),
     };
     let vectors = QuantizedVectors::quantize(&exact_vectors, dim);
+    // Above the crossover an HNSW graph replaces the brute-force scan for dense candidates.
+    let ann = (chunks.len() >= opts.ann_min_chunks)
+        .then(|| std::sync::Arc::new(book_retrieval::ann::Ann::from_quantized(&vectors, 0)));
     let mut index = Index {
         model_id: MODEL_ID.to_string(),
         content_hash: String::new(),
         meta,
         vectors,
         bm25,
+        ann,
     };
     // The hash is computed while serializing; load it back so the in-memory index is exactly the file's.
     let bytes = index.to_bytes()?;

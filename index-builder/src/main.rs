@@ -112,6 +112,10 @@ struct BookArgs {
     /// Vocabulary ids below this always ship with the encoder (common English); the book's own tokens always do.
     #[arg(long, default_value_t = 6000)]
     common_vocab: usize,
+    /// Chunk count from which the index carries an HNSW graph (instant-distance) instead of relying
+    /// on the brute-force int8 scan alone.
+    #[arg(long, default_value_t = 50_000)]
+    ann_min_chunks: usize,
     /// No progress output.
     #[arg(long)]
     quiet: bool,
@@ -141,6 +145,7 @@ impl BookArgs {
             settings: SearchSettings::default(),
             bm25: Bm25Params::default(),
             common_vocab: self.common_vocab,
+            ann_min_chunks: self.ann_min_chunks,
             title: self.title.clone(),
             progress: !self.quiet,
         }

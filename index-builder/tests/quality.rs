@@ -43,6 +43,7 @@ fn check(name: &str, docs: PathBuf, questions: &str, strict: bool) {
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
         common_vocab: 6000,
+        ann_min_chunks: usize::MAX,
         title: name.to_string(),
         progress: false,
     };

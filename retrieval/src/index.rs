@@ -150,6 +150,9 @@ pub struct Index {
     pub meta: IndexMeta,
     pub vectors: QuantizedVectors,
     pub bm25: Bm25,
+    /// HNSW graph over the vectors, present in indexes built above the brute-force crossover;
+    /// it then supplies the dense candidates, which are rescored exactly as usual.
+    pub ann: Option<std::sync::Arc<crate::ann::Ann>>,
 }
 
 impl Index {
@@ -183,6 +186,10 @@ impl Index {
         body.i8s(&self.vectors.codes);
         body.f32s(&self.vectors.scales);
         body.bytes(&miniz_oxide::deflate::compress_to_vec(&bm.buf, 9));
+        if let Some(ann) = &self.ann {
+            // Optional trailing section: readers of this version treat "no more bytes" as no graph.
+            body.bytes(&ann.to_bytes()?);
+        }
         let mut out = Writer::default();
         out.buf.extend_from_slice(INDEX_MAGIC);
         out.u32(INDEX_VERSION);
@@ -250,12 +257,26 @@ impl Index {
             return Err(corrupt("search settings out of range".into()));
         }
         let bm25 = Bm25::read(&mut Reader::new(&bm_bytes, "index BM25 section"), count)?;
+        let vectors = QuantizedVectors { dim, codes, scales };
+        // Optional trailing section: the HNSW graph of indexes built above the crossover.
+        let ann = if r.is_empty() {
+            None
+        } else {
+            Some(std::sync::Arc::new(crate::ann::Ann::from_bytes(
+                r.bytes()?,
+                &vectors,
+            )?))
+        };
+        if !r.is_empty() {
+            return Err(corrupt("trailing bytes after the last section".into()));
+        }
         Ok(Index {
             model_id,
             content_hash: hash,
             meta,
-            vectors: QuantizedVectors { dim, codes, scales },
+            vectors,
             bm25,
+            ann,
         })
     }
 
@@ -302,7 +323,10 @@ impl Index {
                         .into_iter()
                         .map(|p| p.0),
                 ),
-                _ => cand.extend(self.vectors.search(q, pool).into_iter().map(|p| p.0)),
+                _ => match &self.ann {
+                    Some(ann) => cand.extend(ann.search(q, pool).into_iter().map(|p| p.0)),
+                    None => cand.extend(self.vectors.search(q, pool).into_iter().map(|p| p.0)),
+                },
             }
         }
         cand.sort_unstable();

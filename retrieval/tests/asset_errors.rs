@@ -58,6 +58,7 @@ fn index_with_scales(scales: Option<Vec<f32>>) -> Index {
         },
         vectors: q,
         bm25: Bm25::build(&docs, Bm25Params::default()),
+        ann: None,
     }
 }
 
@@ -198,4 +199,29 @@ fn out_of_range_settings_are_corrupt() {
         Index::from_bytes(&bytes, None),
         Err(AssetError::Corrupt { .. })
     ));
+}
+
+#[test]
+fn hnsw_section_round_trips_and_supplies_dense_candidates() {
+    let mut idx = index_with_scales(None);
+    idx.ann = Some(std::sync::Arc::new(
+        book_retrieval::ann::Ann::from_quantized(&idx.vectors, 0),
+    ));
+    let bytes = idx.to_bytes().unwrap();
+    let loaded = Index::from_bytes(&bytes, Some(DIM)).unwrap();
+    assert!(loaded.ann.is_some());
+    let plain = Index::from_bytes(&good_bytes(), Some(DIM)).unwrap();
+    assert!(plain.ann.is_none());
+    // Same chunk vectors: the graph must find what the full scan finds.
+    let mut q: Vec<f32> = (0..DIM).map(|i| i as f32 - 3.0).collect();
+    book_retrieval::encoder::normalize(&mut q);
+    let mut req = SearchRequest::new("", Some(&q));
+    req.mode = book_retrieval::Mode::DenseOnly;
+    let a: Vec<u32> = loaded.search(&req).hits.iter().map(|h| h.chunk).collect();
+    let b: Vec<u32> = plain.search(&req).hits.iter().map(|h| h.chunk).collect();
+    assert_eq!(a, b);
+    // A corrupt graph is an error, not a panic; so are bytes after it.
+    for len in (bytes.len() - 40)..bytes.len() {
+        assert!(Index::from_bytes(&bytes[..len], None).is_err());
+    }
 }

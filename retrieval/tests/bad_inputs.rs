@@ -64,6 +64,7 @@ fn index() -> Index {
         },
         vectors: QuantizedVectors::quantize(&vectors, DIM),
         bm25: Bm25::build(&docs, Bm25Params::default()),
+        ann: None,
     }
 }
 
