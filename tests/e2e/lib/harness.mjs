@@ -106,6 +106,12 @@ export async function startProxy({port, upstream = null}) {
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    /** SIGKILL: the process dies at once, mid-stream if a chat is in flight (fault runs). */
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await within(5000, 'proxy exit after SIGKILL', exited);
+    },
     /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
