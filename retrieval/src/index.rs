@@ -152,8 +152,17 @@ pub struct Index {
     pub bm25: Bm25,
     /// HNSW graph over the vectors, present in indexes built above the brute-force crossover;
     /// it then supplies the dense candidates, which are rescored exactly as usual.
-    pub ann: Option<std::sync::Arc<crate::ann::Ann>>,
+    pub ann: Option<std::sync::Arc<AnnGraph>>,
 }
+
+/// The HNSW graph type; without the `ann` feature it has no values, and a graph section in a
+/// file is skipped (the brute-force scan gives the same candidates, a little slower past ~30k chunks).
+#[cfg(feature = "ann")]
+pub type AnnGraph = crate::ann::Ann;
+/// The HNSW graph type; without the `ann` feature it has no values.
+#[cfg(not(feature = "ann"))]
+#[derive(Debug)]
+pub enum AnnGraph {}
 
 impl Index {
     /// Number of chunks.
@@ -188,7 +197,10 @@ impl Index {
         body.bytes(&miniz_oxide::deflate::compress_to_vec(&bm.buf, 9));
         if let Some(ann) = &self.ann {
             // Optional trailing section: readers of this version treat "no more bytes" as no graph.
+            #[cfg(feature = "ann")]
             body.bytes(&ann.to_bytes()?);
+            #[cfg(not(feature = "ann"))]
+            match **ann {}
         }
         let mut out = Writer::default();
         out.buf.extend_from_slice(INDEX_MAGIC);
@@ -262,10 +274,17 @@ impl Index {
         let ann = if r.is_empty() {
             None
         } else {
-            Some(std::sync::Arc::new(crate::ann::Ann::from_bytes(
-                r.bytes()?,
-                &vectors,
-            )?))
+            let graph = r.bytes()?;
+            #[cfg(feature = "ann")]
+            let ann = Some(std::sync::Arc::new(crate::ann::Ann::from_bytes(
+                graph, &vectors,
+            )?));
+            #[cfg(not(feature = "ann"))]
+            let ann = {
+                let _ = graph;
+                None
+            };
+            ann
         };
         if !r.is_empty() {
             return Err(corrupt("trailing bytes after the last section".into()));
@@ -324,7 +343,10 @@ impl Index {
                         .map(|p| p.0),
                 ),
                 _ => match &self.ann {
+                    #[cfg(feature = "ann")]
                     Some(ann) => cand.extend(ann.search(q, pool).into_iter().map(|p| p.0)),
+                    #[cfg(not(feature = "ann"))]
+                    Some(ann) => match **ann {},
                     None => cand.extend(self.vectors.search(q, pool).into_iter().map(|p| p.0)),
                 },
             }

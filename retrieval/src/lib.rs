@@ -4,6 +4,7 @@
 //! question, searching, fusing and thresholding. The asset format is specified in `FORMAT.md`.
 
 pub mod analyzer;
+#[cfg(feature = "ann")]
 pub mod ann;
 #[allow(dead_code)] // a few readers are used only by one of the asset files
 mod binio;

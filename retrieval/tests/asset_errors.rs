@@ -201,6 +201,7 @@ fn out_of_range_settings_are_corrupt() {
     ));
 }
 
+#[cfg(feature = "ann")]
 #[test]
 fn hnsw_section_round_trips_and_supplies_dense_candidates() {
     let mut idx = index_with_scales(None);

@@ -162,8 +162,12 @@ fn open_panel(ctx: Ctx) {
     ctx.open.set(true);
     web::storage_set(OPEN_KEY, "1");
     focus_input(ctx);
+    // Index and proxy health are fetched while the reader types, so the first question waits on neither.
     spawn_local(async move {
         let _ = ensure_index(ctx).await;
+    });
+    spawn_local(async move {
+        let _ = llm_available(ctx).await;
     });
 }
 

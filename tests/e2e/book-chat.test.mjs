@@ -85,7 +85,15 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       // once attached, questions are embedded in the browser and the search is hybrid.
       await page.waitForSelector('#book-chat-host[data-search="hybrid"]', {state: 'attached', timeout: 60000});
       const before = stub.requests.length;
-      await ask(page, QUESTION);
+      // Enter to request sent (retrieval, encoding and prompt building in the browser), as a figure:
+      // measured from the keypress to the stub's receipt, both on this machine's clock.
+      await page.getByRole('textbox', {name: 'Your question'}).fill(QUESTION);
+      const pressed = Date.now();
+      await page.getByRole('textbox', {name: 'Your question'}).press('Enter');
+      while (stub.requests.length === before && Date.now() - pressed < 20000) {
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      console.log(`figure: Enter to request received by the upstream stub: ${Date.now() - pressed} ms (hybrid, encoder loaded)`);
       // Streaming: the first words are shown while the last are still to come, and Stop is offered.
       await lastAnswer(page).getByText('According to the book', {exact: false}).waitFor();
       const partial = await lastAnswer(page).innerText();
