@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, native unit and integration tests (retrieval core, index
-# builder incl. the quality bar on the real books, proxy, widget logic), the widget's browser tests
-# in headless Chromium, and the end-to-end tests of the built book served by the proxy.
+# builder incl. the quality bar on the real books, proxy, widget logic), the fuzz corpus and crash
+# regressions, the widget's browser tests in headless Chromium, the Docusaurus plugin's tests, and
+# the end-to-end and fault runs of the built book served by the proxy. (Fuzzing itself, for minutes,
+# is scripts/fuzz.sh; benchmarks are scripts/bench.sh.)
 # Installs what it needs first (scripts/setup.sh). Exit status is non-zero if any suite failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +29,7 @@ suite "rustfmt" cargo fmt --all --check
 suite "clippy (native)" cargo clippy --workspace --all-targets --release -- -D warnings
 suite "clippy (widget and encoder, wasm32)" cargo clippy -p book-chat -p encoder-wasm --target wasm32-unknown-unknown --all-targets -- -D warnings
 suite "retrieval core, index builder, proxy" cargo test --release -p book-retrieval -p index-builder -p proxy
+suite "fuzz corpus and crash regressions, replayed on stable" bash -c "cd fuzz && cargo test --release --features ann"
 suite "widget logic (native)" cargo test --release -p book-chat --no-default-features --lib
 suite "widget in headless Chromium" cargo test -p book-chat --target wasm32-unknown-unknown --test widget_browser
 suite "Docusaurus plugin (options, routes, anchor check, fixture builds)" npm run --silent test:plugin
