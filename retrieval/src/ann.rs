@@ -438,24 +438,8 @@ impl Serialize for UpperOut<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoder::normalize;
     use crate::vectors::exact_search;
-
-    fn unit_vectors(seed: u64, n: usize, dim: usize) -> Vec<f32> {
-        let mut s = seed | 1;
-        let mut v: Vec<f32> = (0..n * dim)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s % 2000) as f32 / 1000.0 - 1.0
-            })
-            .collect();
-        for row in v.chunks_exact_mut(dim) {
-            normalize(row);
-        }
-        v
-    }
+    use crate::vectors::tests::unit_vectors;
 
     fn recall_at_10(ann: &Ann, data: &[f32], dim: usize, queries: &[f32]) -> f64 {
         let mut hits = 0;

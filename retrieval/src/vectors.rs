@@ -92,12 +92,13 @@ pub fn exact_search(vectors: &[f32], dim: usize, query: &[f32], k: usize) -> Vec
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::encoder::normalize;
     use proptest::prelude::*;
 
-    fn unit_vectors(seed: u64, n: usize, dim: usize) -> Vec<f32> {
+    /// Deterministic pseudo-random unit vectors (`n × dim`) for tests of this crate.
+    pub(crate) fn unit_vectors(seed: u64, n: usize, dim: usize) -> Vec<f32> {
         // xorshift: deterministic pseudo-random vectors without a rand dependency.
         let mut s = seed | 1;
         let mut v: Vec<f32> = (0..n * dim)
