@@ -92,11 +92,7 @@ impl Encoder {
             intermediate: dims[3],
             max_positions: dims[4],
         };
-        let expected = EncoderConfig {
-            max_positions: config.max_positions,
-            ..EncoderConfig::MINILM_L6
-        };
-        if config != expected || config.max_positions == 0 || config.max_positions > 512 {
+        if !config.is_sane() {
             return Err(corrupt(format!("unexpected model shape {config:?}")));
         }
         let h = config.hidden;

@@ -35,6 +35,18 @@ impl EncoderConfig {
         intermediate: 1536,
         max_positions: 512,
     };
+
+    /// Whether a shape read from a file is one the forward pass can run within sane memory:
+    /// heads divide the width, and no dimension is zero or absurd. Any BERT-like shape is
+    /// accepted (the golden test fixture is a 1-layer model of width 8).
+    pub fn is_sane(&self) -> bool {
+        (1..=4096).contains(&self.hidden)
+            && (1..=48).contains(&self.layers)
+            && (1..=64).contains(&self.heads)
+            && self.hidden % self.heads == 0
+            && (1..=16384).contains(&self.intermediate)
+            && (1..=512).contains(&self.max_positions)
+    }
 }
 
 /// Layer normalization parameters.

@@ -1,0 +1,66 @@
+//! Compatibility fixtures: every loader of this crate must still read the asset files committed
+//! under `tests/golden/v<N>/` (written by `examples/make_golden.rs` with that version's writer) and
+//! get exactly the recorded results. A format change adds a folder; it never edits one.
+
+use book_retrieval::{ChunkTexts, Encoder, Index, SearchRequest};
+use serde_json::Value;
+
+struct Golden {
+    index: &'static [u8],
+    chunks: &'static [u8],
+    encoder: &'static [u8],
+    expected: &'static str,
+}
+
+const V1: Golden = Golden {
+    index: include_bytes!("golden/v1/index.bin"),
+    chunks: include_bytes!("golden/v1/chunks.bin"),
+    encoder: include_bytes!("golden/v1/encoder.bin"),
+    expected: include_str!("golden/v1/expected.json"),
+};
+
+fn check(g: &Golden) {
+    let expected: Value = serde_json::from_str(g.expected).unwrap();
+    let dim = expected["dim"].as_u64().unwrap() as usize;
+    let count = expected["chunks"].as_u64().unwrap() as usize;
+    let encoder = Encoder::from_bytes(g.encoder).unwrap();
+    assert_eq!(encoder.dim(), dim);
+    let index = Index::from_bytes(g.index, Some(dim)).unwrap();
+    assert_eq!(index.len(), count);
+    assert_eq!(index.content_hash, expected["index_hash"].as_str().unwrap());
+    let texts = ChunkTexts::from_bytes(g.chunks, &index.content_hash, count).unwrap();
+    for (i, t) in expected["texts"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(texts.get(i as u32), t.as_str());
+    }
+    for q in expected["queries"].as_array().unwrap() {
+        let query = q["query"].as_str().unwrap();
+        let ids: Vec<u32> = serde_json::from_value(q["ids"].clone()).unwrap();
+        assert_eq!(encoder.tokenizer.encode(query, 32), ids, "{query}");
+        let want: Vec<f32> = serde_json::from_value(q["vector"].clone()).unwrap();
+        let got = encoder.encode(query);
+        assert_eq!(got.len(), want.len());
+        for (a, b) in got.iter().zip(&want) {
+            assert!((a - b).abs() < 1e-5, "{query}: {got:?} vs {want:?}");
+        }
+        let hits = |r: book_retrieval::SearchResults| -> Vec<u32> {
+            r.hits.iter().map(|h| h.chunk).collect()
+        };
+        let hybrid: Vec<u32> = serde_json::from_value(q["hybrid_hits"].clone()).unwrap();
+        assert_eq!(
+            hits(index.search(&SearchRequest::new(query, Some(&got)))),
+            hybrid,
+            "{query}"
+        );
+        let bm25: Vec<u32> = serde_json::from_value(q["bm25_hits"].clone()).unwrap();
+        assert_eq!(
+            hits(index.search(&SearchRequest::new(query, None))),
+            bm25,
+            "{query}"
+        );
+    }
+}
+
+#[test]
+fn version_1_assets_still_load_and_give_the_recorded_results() {
+    check(&V1);
+}
