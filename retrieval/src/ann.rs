@@ -16,10 +16,9 @@ use std::sync::Mutex;
 use instant_distance::{Builder, HnswMap, Point, Search};
 use serde::{Deserialize, Serialize};
 
-use crate::binio::{Reader, Writer};
+use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::encoder::{dot_i8, quantize_into, quantize_rows};
 use crate::error::AssetError;
-use crate::hash::content_hash;
 use crate::vectors::QuantizedVectors;
 
 /// First bytes of an ANN graph file.
@@ -194,38 +193,20 @@ impl Ann {
             let flat: Vec<u32> = layer.iter().flatten().copied().collect();
             body.u32s(&flat);
         }
-        let mut out = Writer::default();
-        out.buf.extend_from_slice(ANN_MAGIC);
-        out.u32(ANN_VERSION);
+        let mut out = envelope(ANN_MAGIC, ANN_VERSION);
         out.u32(self.dim as u32);
         out.u32(self.len as u32);
-        out.str(&content_hash(&body.buf));
-        out.bytes(&body.buf);
-        Ok(out.buf)
+        out.hashed_body(&body.buf);
+        Ok(out.finish())
     }
 
     /// Loads a graph file over the index's `vectors`, validating magic, version, hash, counts and
     /// every node id before the graph reaches `instant-distance`.
     pub fn from_bytes(data: &[u8], vectors: &QuantizedVectors) -> Result<Ann, AssetError> {
-        let mut r = Reader::new(data, WHAT);
-        if r.take(8).map_err(|_| AssetError::BadMagic { what: WHAT })? != ANN_MAGIC {
-            return Err(AssetError::BadMagic { what: WHAT });
-        }
-        let version = r.u32()?;
-        if version != ANN_VERSION {
-            return Err(AssetError::UnsupportedVersion {
-                what: WHAT,
-                found: version,
-                supported: ANN_VERSION,
-            });
-        }
+        let (_, mut r) = open_envelope(data, ANN_MAGIC, &[ANN_VERSION], WHAT)?;
         let dim = r.u32()? as usize;
         let len = r.u32()? as usize;
-        let hash = r.str()?.to_string();
-        let body = r.bytes()?;
-        if content_hash(body) != hash {
-            return Err(AssetError::HashMismatch { what: WHAT });
-        }
+        let (_, body) = r.hashed_body()?;
         if dim != vectors.dim {
             return Err(AssetError::DimensionMismatch {
                 what: WHAT,
@@ -583,14 +564,11 @@ mod tests {
         r.str().unwrap();
         let mut body = r.bytes().unwrap().to_vec();
         edit(&mut body);
-        let mut w = Writer::default();
-        w.buf.extend_from_slice(ANN_MAGIC);
-        w.u32(v);
+        let mut w = envelope(ANN_MAGIC, v);
         w.u32(d);
         w.u32(n);
-        w.str(&content_hash(&body));
-        w.bytes(&body);
-        w.buf
+        w.hashed_body(&body);
+        w.finish()
     }
 
     #[test]

@@ -1,9 +1,46 @@
-//! Little-endian binary reading and writing for the asset files, with bounds checks on every read.
+//! Little-endian binary reading and writing for the asset files, with bounds checks on every read,
+//! and the one envelope every asset file shares (`FORMAT.md`, "Conventions"):
+//! `magic · u32 version · header fields · str hash · … · bytes body`.
 //!
 //! Hand-written: the assets are mostly large flat arrays (int8 vectors, weights) that serde
 //! formats would copy element by element; a cursor over the bytes keeps loading a plain slice copy.
 
 use crate::error::AssetError;
+use crate::hash::content_hash;
+
+/// Starts an asset file: its magic and format version. The file's header fields follow, then
+/// [`Writer::hashed_body`] (or the hash and body written apart, for the chunk-text file whose
+/// count sits between them).
+pub fn envelope(magic: &[u8; 8], version: u32) -> Writer {
+    let mut w = Writer::default();
+    w.buf.extend_from_slice(magic);
+    w.u32(version);
+    w
+}
+
+/// Opens an asset file: checks its magic, then that its version is one of `versions`, and returns
+/// the version with a reader at the header fields. The caller reads them, then the body with
+/// [`Reader::hashed_body`], so the magic, version and hash checks are written once for all files.
+pub fn open_envelope<'a>(
+    data: &'a [u8],
+    magic: &[u8; 8],
+    versions: &[u32],
+    what: &'static str,
+) -> Result<(u32, Reader<'a>), AssetError> {
+    let mut r = Reader::new(data, what);
+    if r.take(8).map_err(|_| AssetError::BadMagic { what })? != magic {
+        return Err(AssetError::BadMagic { what });
+    }
+    let version = r.u32()?;
+    if !versions.contains(&version) {
+        return Err(AssetError::UnsupportedVersion {
+            what,
+            found: version,
+            supported: versions.iter().copied().max().unwrap_or(0),
+        });
+    }
+    Ok((version, r))
+}
 
 /// Appends little-endian values to a byte buffer.
 #[derive(Debug, Default)]
@@ -53,6 +90,15 @@ impl Writer {
         for x in v {
             self.u32(*x);
         }
+    }
+    /// The end of the envelope: `str hash` of `body`, then `bytes body`.
+    pub fn hashed_body(&mut self, body: &[u8]) {
+        self.str(&content_hash(body));
+        self.bytes(body);
+    }
+    /// The finished bytes.
+    pub fn finish(self) -> Vec<u8> {
+        self.buf
     }
 }
 
@@ -129,6 +175,20 @@ impl<'a> Reader<'a> {
         }
         Ok(n)
     }
+    /// The end of the envelope: `str hash`, then `bytes body`, which must hash to it.
+    pub fn hashed_body(&mut self) -> Result<(&'a str, &'a [u8]), AssetError> {
+        let hash = self.str()?;
+        let body = self.body_with_hash(hash)?;
+        Ok((hash, body))
+    }
+    /// `bytes body`, checked against a `hash` read earlier.
+    pub fn body_with_hash(&mut self, hash: &str) -> Result<&'a [u8], AssetError> {
+        let body = self.bytes()?;
+        if content_hash(body) != hash {
+            return Err(AssetError::HashMismatch { what: self.what });
+        }
+        Ok(body)
+    }
     pub fn str(&mut self) -> Result<&'a str, AssetError> {
         let n = self.u32()? as usize;
         std::str::from_utf8(self.take(n)?).map_err(|_| AssetError::Corrupt {
@@ -192,6 +252,42 @@ mod tests {
         assert_eq!(r.f32s().unwrap(), vec![1.5, -2.0]);
         assert_eq!(r.i8s().unwrap(), vec![-128, 127]);
         assert!(r.is_empty());
+    }
+
+    #[test]
+    fn envelope_round_trips_and_rejects_what_it_must() {
+        let mut w = envelope(b"TESTMAG\0", 2);
+        w.u32(42);
+        w.hashed_body(b"payload");
+        let bytes = w.finish();
+        let (v, mut r) = open_envelope(&bytes, b"TESTMAG\0", &[1, 2], "t").unwrap();
+        assert_eq!((v, r.u32().unwrap()), (2, 42));
+        assert_eq!(r.hashed_body().unwrap().1, b"payload");
+        assert!(matches!(
+            open_envelope(&bytes, b"OTHERMG\0", &[2], "t"),
+            Err(AssetError::BadMagic { .. })
+        ));
+        assert!(matches!(
+            open_envelope(&bytes[..5], b"TESTMAG\0", &[2], "t"),
+            Err(AssetError::BadMagic { .. })
+        ));
+        assert!(matches!(
+            open_envelope(&bytes, b"TESTMAG\0", &[1], "t"),
+            Err(AssetError::UnsupportedVersion {
+                found: 2,
+                supported: 1,
+                ..
+            })
+        ));
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        let (_, mut r) = open_envelope(&flipped, b"TESTMAG\0", &[2], "t").unwrap();
+        r.u32().unwrap();
+        assert!(matches!(
+            r.hashed_body(),
+            Err(AssetError::HashMismatch { .. })
+        ));
     }
 
     #[test]

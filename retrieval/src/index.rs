@@ -3,11 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::binio::{Reader, Writer};
+use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::bm25::Bm25;
 use crate::chunk::ChunkMeta;
 use crate::error::AssetError;
-use crate::hash::content_hash;
 use crate::vectors::QuantizedVectors;
 
 /// First bytes of an index file.
@@ -202,40 +201,23 @@ impl Index {
             #[cfg(not(feature = "ann"))]
             match **ann {}
         }
-        let mut out = Writer::default();
-        out.buf.extend_from_slice(INDEX_MAGIC);
-        out.u32(INDEX_VERSION);
+        let mut out = envelope(INDEX_MAGIC, INDEX_VERSION);
         out.str(&self.model_id);
         out.u32(self.vectors.dim as u32);
         out.u32(self.len() as u32);
-        out.str(&content_hash(&body.buf));
-        out.bytes(&body.buf);
-        Ok(out.buf)
+        out.hashed_body(&body.buf);
+        Ok(out.finish())
     }
 
     /// Loads an index file, validating magic, version, hash, counts, dimension and every number.
     /// `expected_dim` is the encoder's dimension when one is in use.
     pub fn from_bytes(data: &[u8], expected_dim: Option<usize>) -> Result<Index, AssetError> {
-        let mut r = Reader::new(data, WHAT);
-        if r.take(8).map_err(|_| AssetError::BadMagic { what: WHAT })? != INDEX_MAGIC {
-            return Err(AssetError::BadMagic { what: WHAT });
-        }
-        let version = r.u32()?;
-        if version != INDEX_VERSION {
-            return Err(AssetError::UnsupportedVersion {
-                what: WHAT,
-                found: version,
-                supported: INDEX_VERSION,
-            });
-        }
+        let (_, mut r) = open_envelope(data, INDEX_MAGIC, &[INDEX_VERSION], WHAT)?;
         let model_id = r.str()?.to_string();
         let dim = r.u32()? as usize;
         let count = r.u32()? as usize;
-        let hash = r.str()?.to_string();
-        let body = r.bytes()?;
-        if content_hash(body) != hash {
-            return Err(AssetError::HashMismatch { what: WHAT });
-        }
+        let (hash, body) = r.hashed_body()?;
+        let hash = hash.to_string();
         if dim == 0 || dim > 4096 {
             return Err(corrupt(format!("dimension {dim}")));
         }

@@ -1,7 +1,7 @@
 //! The chunk-text file (`chunks.<hash>.bin`): the text of every chunk, compressed, shipped beside
 //! the index so the widget can fetch it after the index (for prompts, excerpts and extractive answers).
 
-use crate::binio::{Reader, Writer};
+use crate::binio::{envelope, open_envelope};
 use crate::error::AssetError;
 use crate::hash::content_hash;
 
@@ -47,30 +47,18 @@ impl ChunkTexts {
             reason: e.to_string(),
         })?;
         let body = miniz_oxide::deflate::compress_to_vec(&json, 9);
-        let mut w = Writer::default();
-        w.buf.extend_from_slice(TEXTS_MAGIC);
-        w.u32(TEXTS_VERSION);
+        // Version 1 puts the count between the hash and the body.
+        let mut w = envelope(TEXTS_MAGIC, TEXTS_VERSION);
         w.str(&self.index_hash);
         w.str(&content_hash(&body));
         w.u32(self.texts.len() as u32);
         w.bytes(&body);
-        Ok(w.buf)
+        Ok(w.finish())
     }
 
     /// Loads a chunk-text file; `index_hash` and `count` must match the loaded index.
     pub fn from_bytes(data: &[u8], index_hash: &str, count: usize) -> Result<Self, AssetError> {
-        let mut r = Reader::new(data, WHAT);
-        if r.take(8).map_err(|_| AssetError::BadMagic { what: WHAT })? != TEXTS_MAGIC {
-            return Err(AssetError::BadMagic { what: WHAT });
-        }
-        let version = r.u32()?;
-        if version != TEXTS_VERSION {
-            return Err(AssetError::UnsupportedVersion {
-                what: WHAT,
-                found: version,
-                supported: TEXTS_VERSION,
-            });
-        }
+        let (_, mut r) = open_envelope(data, TEXTS_MAGIC, &[TEXTS_VERSION], WHAT)?;
         let for_index = r.str()?.to_string();
         if for_index != index_hash {
             return Err(AssetError::Mismatch {
@@ -78,12 +66,9 @@ impl ChunkTexts {
                 reason: format!("built for index {for_index}, loaded index is {index_hash}"),
             });
         }
-        let hash = r.str()?.to_string();
+        let hash = r.str()?;
         let n = r.u32()? as usize;
-        let body = r.bytes()?;
-        if content_hash(body) != hash {
-            return Err(AssetError::HashMismatch { what: WHAT });
-        }
+        let body = r.body_with_hash(hash)?;
         let json = crate::index::inflate(body)?;
         let texts: Vec<String> =
             serde_json::from_slice(&json).map_err(|e| AssetError::Corrupt {

@@ -1,9 +1,8 @@
 //! `encoder.bin`: the shipped int8 encoder (see `FORMAT.md`, section "Encoder file").
 
 use super::{Encoder, EncoderConfig, Layer, LayerNorm, Linear, WordEmbeddings, MODEL_ID};
-use crate::binio::{Reader, Writer};
+use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::error::AssetError;
-use crate::hash::content_hash;
 use crate::tokenizer::WordPiece;
 
 /// First bytes of an encoder file.
@@ -45,29 +44,15 @@ impl Encoder {
             write_linear(&mut body, &l.ff_out)?;
             write_norm(&mut body, &l.ff_norm);
         }
-        let mut out = Writer::default();
-        out.buf.extend_from_slice(ENCODER_MAGIC);
-        out.u32(ENCODER_VERSION);
+        let mut out = envelope(ENCODER_MAGIC, ENCODER_VERSION);
         out.str(MODEL_ID);
-        out.str(&content_hash(&body.buf));
-        out.bytes(&body.buf);
-        Ok(out.buf)
+        out.hashed_body(&body.buf);
+        Ok(out.finish())
     }
 
     /// Loads `encoder.bin`, checking magic, version, model, hash and every shape. Never panics.
     pub fn from_bytes(data: &[u8]) -> Result<Encoder, AssetError> {
-        let mut r = Reader::new(data, WHAT);
-        if r.take(8).map_err(|_| AssetError::BadMagic { what: WHAT })? != ENCODER_MAGIC {
-            return Err(AssetError::BadMagic { what: WHAT });
-        }
-        let version = r.u32()?;
-        if version != ENCODER_VERSION {
-            return Err(AssetError::UnsupportedVersion {
-                what: WHAT,
-                found: version,
-                supported: ENCODER_VERSION,
-            });
-        }
+        let (_, mut r) = open_envelope(data, ENCODER_MAGIC, &[ENCODER_VERSION], WHAT)?;
         let model = r.str()?;
         if model != MODEL_ID {
             return Err(AssetError::Mismatch {
@@ -75,11 +60,7 @@ impl Encoder {
                 reason: format!("model {model}, expected {MODEL_ID}"),
             });
         }
-        let hash = r.str()?.to_string();
-        let body = r.bytes()?;
-        if content_hash(body) != hash {
-            return Err(AssetError::HashMismatch { what: WHAT });
-        }
+        let (_, body) = r.hashed_body()?;
         let mut r = Reader::new(body, WHAT);
         let mut dims = [0usize; 5];
         for d in dims.iter_mut() {
