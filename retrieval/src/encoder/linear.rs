@@ -63,26 +63,15 @@ impl Linear {
                 for row in y.chunks_exact_mut(out) {
                     row.copy_from_slice(b);
                 }
-                // SAFETY: the pointers and strides describe exactly the slices above:
                 // x is n×inp row-major, w is out×inp row-major read as its transpose, y is n×out.
-                unsafe {
-                    matrixmultiply::sgemm(
-                        n,
-                        inp,
-                        out,
-                        1.0,
-                        x.as_ptr(),
-                        inp as isize,
-                        1,
-                        w.as_ptr(),
-                        1,
-                        inp as isize,
-                        1.0,
-                        y.as_mut_ptr(),
-                        out as isize,
-                        1,
-                    );
-                }
+                sgemm(
+                    (n, inp, out),
+                    1.0,
+                    (x, inp as isize, 1),
+                    (w, 1, inp as isize),
+                    1.0,
+                    (y.as_mut_slice(), out as isize, 1),
+                );
             }
             Linear::I8 { q, scale, b, .. } => {
                 // All token rows are quantized first, so the weights are read from memory once per
@@ -102,6 +91,56 @@ impl Linear {
                 }
             }
         }
+    }
+}
+
+/// A strided matrix operand: the slice, its row stride and its column stride (in elements).
+pub type Strided<'a, T> = (T, isize, isize);
+
+/// `C = alpha · A · B + beta · C` with `(m, k, n)` = rows of A, columns of A (= rows of B),
+/// columns of B, on strided views (so heads and transposes are read in place); with `beta == 0`
+/// C is only written. Panics if a view does not cover its matrix (a bug in the caller, never input).
+pub fn sgemm(
+    (m, k, n): (usize, usize, usize),
+    alpha: f32,
+    a: Strided<&[f32]>,
+    b: Strided<&[f32]>,
+    beta: f32,
+    c: Strided<&mut [f32]>,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    let covers = |len: usize, rows: usize, cols: usize, rs: isize, cs: isize| {
+        rs >= 0
+            && cs >= 0
+            && (rows.saturating_sub(1) * rs as usize + cols.saturating_sub(1) * cs as usize) < len
+    };
+    assert!(
+        covers(a.0.len(), m, k.max(1), a.1, a.2)
+            && covers(b.0.len(), k.max(1), n, b.1, b.2)
+            && covers(c.0.len(), m, n, c.1, c.2),
+        "sgemm operand views out of bounds"
+    );
+    // SAFETY: the assertion above checks that every element each view addresses lies inside its
+    // slice (strides are non-negative), and C is a unique borrow.
+    unsafe {
+        matrixmultiply::sgemm(
+            m,
+            k,
+            n,
+            alpha,
+            a.0.as_ptr(),
+            a.1,
+            a.2,
+            b.0.as_ptr(),
+            b.1,
+            b.2,
+            beta,
+            c.0.as_mut_ptr(),
+            c.1,
+            c.2,
+        );
     }
 }
 

@@ -20,7 +20,7 @@ pub fn exp(x: f32) -> f32 {
     let p = p * r + 8.333_452e-3;
     let p = p * r + 4.166_579_6e-2;
     let p = p * r + 1.666_666_5e-1;
-    let p = p * r + 5.000_000_1e-1;
+    let p = p * r + 0.5;
     let e_r = p * r2 + r + 1.0;
     let bits = ((n as i32 + 127) as u32) << 23;
     e_r * f32::from_bits(bits)

@@ -1,13 +1,16 @@
 //! The question encoder: all-MiniLM-L6-v2 (a 6-layer BERT), mean-pooled and L2-normalized, as
 //! sentence-transformers runs it.
 //!
-//! A compact forward pass of our own rather than candle: one sequence at a time needs no tensor
-//! library, and the whole encoder (tokenizer included) stays a few tens of KB of wasm.
+//! A compact forward pass of our own rather than candle: the whole encoder (tokenizer included)
+//! stays a few tens of KB of wasm. Several sequences run at once by stacking their tokens into one
+//! matrix (no padding: only attention is per sequence), so the index build's matrix products are
+//! large enough for the GEMM kernels (`matrixmultiply`) to run near peak.
 
 mod file;
 mod linear;
+pub mod math;
 
-pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, Linear};
+pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, sgemm, Linear};
 
 use crate::tokenizer::WordPiece;
 
@@ -163,32 +166,62 @@ impl Encoder {
 
     /// Embeds already tokenized ids (with `[CLS]`/`[SEP]`).
     pub fn encode_ids(&self, ids: &[u32]) -> Vec<f32> {
+        self.encode_batch_ids(&[ids])
+            .pop()
+            .unwrap_or_else(|| vec![0.0; self.config.hidden])
+    }
+
+    /// Embeds several texts in one forward pass; same vectors as [`Encoder::encode`] on each.
+    pub fn encode_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        let max = MAX_TOKENS.min(self.config.max_positions);
+        let ids: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|t| self.tokenizer.encode(t, max))
+            .collect();
+        let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+        self.encode_batch_ids(&refs)
+    }
+
+    /// Embeds several tokenized sequences in one pass: their tokens are stacked into one matrix
+    /// for every dense layer, and attention runs per sequence. Sequences longer than the
+    /// position table are cut; an empty one gives the zero vector.
+    pub fn encode_batch_ids(&self, seqs: &[&[u32]]) -> Vec<Vec<f32>> {
         let h = self.config.hidden;
-        let n = ids.len().min(self.config.max_positions);
-        if n == 0 {
-            return vec![0.0; h];
-        }
-        let mut x = vec![0f32; n * h];
-        for (t, (&id, row)) in ids.iter().zip(x.chunks_exact_mut(h)).enumerate() {
-            self.word_row(id, row);
-            let pos = &self.positions[t * h..(t + 1) * h];
-            for ((v, p), ty) in row.iter_mut().zip(pos).zip(&self.token_type) {
-                *v += p + ty;
+        let lens: Vec<usize> = seqs
+            .iter()
+            .map(|s| s.len().min(self.config.max_positions))
+            .collect();
+        let total: usize = lens.iter().sum();
+        let mut x = vec![0f32; total * h];
+        let mut rows = x.chunks_exact_mut(h);
+        for (seq, &n) in seqs.iter().zip(&lens) {
+            for (t, (&id, row)) in seq[..n].iter().zip(rows.by_ref()).enumerate() {
+                self.word_row(id, row);
+                let pos = &self.positions[t * h..(t + 1) * h];
+                for ((v, p), ty) in row.iter_mut().zip(pos).zip(&self.token_type) {
+                    *v += p + ty;
+                }
             }
         }
         self.embed_norm.apply(&mut x);
         let mut scratch = Scratch::default();
         for layer in &self.layers {
-            self.block(layer, &mut x, n, &mut scratch);
+            self.block(layer, &mut x, &lens, &mut scratch);
         }
-        let mut pooled = vec![0f32; h];
-        for row in x.chunks_exact(h) {
-            for (p, v) in pooled.iter_mut().zip(row) {
-                *p += v;
+        let mut out = Vec::with_capacity(seqs.len());
+        let mut start = 0;
+        for &n in &lens {
+            let mut pooled = vec![0f32; h];
+            for row in x[start * h..(start + n) * h].chunks_exact(h) {
+                for (p, v) in pooled.iter_mut().zip(row) {
+                    *p += v;
+                }
             }
+            normalize(&mut pooled);
+            out.push(pooled);
+            start += n;
         }
-        normalize(&mut pooled);
-        pooled
+        out
     }
 
     fn word_row(&self, id: u32, out: &mut [f32]) {
@@ -221,53 +254,38 @@ impl Encoder {
         }
     }
 
-    fn block(&self, l: &Layer, x: &mut [f32], n: usize, s: &mut Scratch) {
+    /// One transformer block over the stacked tokens of sequences of lengths `lens`.
+    fn block(&self, l: &Layer, x: &mut [f32], lens: &[usize], s: &mut Scratch) {
         let h = self.config.hidden;
-        let heads = self.config.heads;
-        let d = h / heads;
-        l.query.forward(x, n, &mut s.q);
-        l.key.forward(x, n, &mut s.k);
-        l.value.forward(x, n, &mut s.v);
+        let total = x.len() / h;
+        l.query.forward(x, total, &mut s.q);
+        l.key.forward(x, total, &mut s.k);
+        l.value.forward(x, total, &mut s.v);
         s.ctx.clear();
-        s.ctx.resize(n * h, 0.0);
-        s.probs.resize(n, 0.0);
-        let scale = 1.0 / (d as f32).sqrt();
-        for head in 0..heads {
-            let off = head * d;
-            for i in 0..n {
-                let qi = &s.q[i * h + off..i * h + off + d];
-                let mut max = f32::NEG_INFINITY;
-                for j in 0..n {
-                    let kj = &s.k[j * h + off..j * h + off + d];
-                    let sc = qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f32>() * scale;
-                    s.probs[j] = sc;
-                    max = max.max(sc);
-                }
-                let mut sum = 0.0;
-                for p in s.probs[..n].iter_mut() {
-                    *p = (*p - max).exp();
-                    sum += *p;
-                }
-                let ctx = &mut s.ctx[i * h + off..i * h + off + d];
-                for j in 0..n {
-                    let w = s.probs[j] / sum;
-                    let vj = &s.v[j * h + off..j * h + off + d];
-                    for (c, v) in ctx.iter_mut().zip(vj) {
-                        *c += w * v;
-                    }
-                }
-            }
+        s.ctx.resize(total * h, 0.0);
+        let mut start = 0;
+        for &n in lens {
+            let span = start * h..(start + n) * h;
+            attention(
+                &s.q[span.clone()],
+                &s.k[span.clone()],
+                &s.v[span.clone()],
+                &mut s.ctx[span],
+                n,
+                h,
+                self.config.heads,
+                &mut s.probs,
+            );
+            start += n;
         }
-        l.attn_out.forward(&s.ctx, n, &mut s.o);
+        l.attn_out.forward(&s.ctx, total, &mut s.o);
         for (xv, ov) in x.iter_mut().zip(&s.o) {
             *xv += ov;
         }
         l.attn_norm.apply(x);
-        l.ff_in.forward(x, n, &mut s.ff);
-        for v in s.ff.iter_mut() {
-            *v = gelu(*v);
-        }
-        l.ff_out.forward(&s.ff, n, &mut s.o);
+        l.ff_in.forward(x, total, &mut s.ff);
+        math::gelu_in_place(&mut s.ff);
+        l.ff_out.forward(&s.ff, total, &mut s.o);
         for (xv, ov) in x.iter_mut().zip(&s.o) {
             *xv += ov;
         }
@@ -344,21 +362,51 @@ struct Scratch {
     probs: Vec<f32>,
 }
 
-/// GELU with the error function, as BERT's `hidden_act = "gelu"` (not the tanh approximation).
-fn gelu(x: f32) -> f32 {
-    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
-}
-
-/// erf by Abramowitz & Stegun 7.1.26 (error ≤ 1.5e-7 exact, ~1e-6 in f32 arithmetic): one
-/// `exp` instead of libm's series, and GELU runs 2 million times per chunk at build time.
-fn erf(x: f32) -> f32 {
-    let sign = x.signum();
-    let x = x.abs();
-    let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let poly = t
-        * (0.254_829_6
-            + t * (-0.284_496_74 + t * (1.421_413_7 + t * (-1.453_152_1 + t * 1.061_405_4))));
-    sign * (1.0 - poly * (-x * x).exp())
+/// Scaled dot-product attention of one sequence (`n` tokens, rows of width `h` split into
+/// `heads` heads): two matrix products per head, read in place through strides.
+#[allow(clippy::too_many_arguments)]
+fn attention(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    ctx: &mut [f32],
+    n: usize,
+    h: usize,
+    heads: usize,
+    probs: &mut Vec<f32>,
+) {
+    if n == 0 {
+        return;
+    }
+    let d = h / heads;
+    let scale = 1.0 / (d as f32).sqrt();
+    probs.clear();
+    probs.resize(n * n, 0.0);
+    let hs = h as isize;
+    for head in 0..heads {
+        let off = head * d;
+        // scores (n × n) = scale · Q_head (n × d) · K_headᵀ (d × n)
+        sgemm(
+            (n, d, n),
+            scale,
+            (&q[off..], hs, 1),
+            (&k[off..], 1, hs),
+            0.0,
+            (probs.as_mut_slice(), n as isize, 1),
+        );
+        for row in probs.chunks_exact_mut(n) {
+            math::softmax_in_place(row);
+        }
+        // ctx_head (n × d) = P (n × n) · V_head (n × d)
+        sgemm(
+            (n, n, d),
+            1.0,
+            (probs.as_slice(), n as isize, 1),
+            (&v[off..], hs, 1),
+            0.0,
+            (&mut ctx[off..], hs, 1),
+        );
+    }
 }
 
 /// Scales `v` to unit length (zero vectors stay zero).
@@ -375,11 +423,24 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn erf_matches_libm() {
-        for i in -4000..=4000 {
-            let x = i as f32 / 500.0;
-            assert!((erf(x) - libm::erff(x)).abs() < 2e-6, "erf({x})");
+    fn a_batch_gives_each_sequence_the_vector_it_gets_alone() {
+        let enc = Encoder::from_bytes(include_bytes!("../../tests/golden/v1/encoder.bin"))
+            .expect("golden encoder");
+        let texts = [
+            "which topics do nodes publish",
+            "",
+            "gazebo physics simulation of the robot and its links and joints",
+            "urdf",
+        ];
+        let batch = enc.encode_batch(&texts);
+        assert_eq!(batch.len(), texts.len());
+        for (t, v) in texts.iter().zip(&batch) {
+            let alone = enc.encode(t);
+            for (a, b) in v.iter().zip(&alone) {
+                assert!((a - b).abs() < 1e-6, "{t:?}: {v:?} vs {alone:?}");
+            }
         }
+        assert!(enc.encode_batch(&[]).is_empty());
     }
 
     proptest! {
