@@ -1,8 +1,10 @@
 //! Server-sent events from the proxy: OpenAI chat-completions chunks (`delta.content`), `[DONE]`,
 //! and the proxy's own `event: error`.
 //!
-//! Hand-written: the SSE line format is tiny, and stream crates would pull an async runtime into the
-//! wasm. Bytes may arrive split anywhere (even inside a UTF-8 character); lines are decoded only when whole.
+//! Hand-written: the SSE line format is tiny, and the widget's fetch reader pushes byte pieces to a
+//! callback, while the parser crates (`eventsource-stream`) are built around a `futures` `Stream`
+//! the body would first have to be wrapped in. Bytes may arrive split anywhere (even inside a UTF-8
+//! character); lines are decoded only when whole.
 
 use serde::Deserialize;
 

@@ -1,5 +1,5 @@
 //! The network behind a trait, so the component can be tested without a server: the browser
-//! implementation (`ui::web_transport`) uses `fetch` with a streaming body reader and an AbortController;
+//! implementation (`ui::web::WebTransport`) uses `fetch` with a streaming body reader and an AbortController;
 //! [`ScriptedTransport`] replays canned responses and records what was sent.
 
 use std::cell::RefCell;

@@ -2,12 +2,9 @@
 //! without panicking; `fuzz_targets/*.rs` hand them to libFuzzer, `tests/regressions.rs` replays
 //! seeds, the saved corpus and past crashes on the stable toolchain.
 
-use book_retrieval::bm25::{Bm25, Bm25Doc, Bm25Params};
+use book_retrieval::testing;
 use book_retrieval::tokenizer::WordPiece;
-use book_retrieval::vectors::QuantizedVectors;
-use book_retrieval::{
-    ChunkMeta, ChunkTexts, Index, IndexMeta, Mode, PageInfo, SearchRequest, SearchSettings,
-};
+use book_retrieval::{ChunkTexts, Index, Mode, SearchRequest};
 
 /// One fuzz entry point: arbitrary bytes in, no panic out.
 pub type Target = fn(&[u8]);
@@ -26,59 +23,9 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("ann_loader", ann_loader),
 ];
 
-const DIM: usize = 8;
-
 /// Text from bytes: lossy, so every input reaches the parser (invalid UTF-8 becomes U+FFFD).
 fn text(data: &[u8]) -> String {
     String::from_utf8_lossy(data).into_owned()
-}
-
-/// A small valid index: the seed the loader's mutations start from.
-pub fn sample_index() -> Index {
-    let chunks: Vec<ChunkMeta> = (0..3)
-        .map(|i| ChunkMeta {
-            id: format!("c{i}"),
-            module: "M".into(),
-            chapter: "Chapter".into(),
-            section: Some(format!("Section {i}")),
-            headings: vec!["Chapter".into(), format!("Section {i}")],
-            url: format!("/docs/ch#section-{i}"),
-            path: "ch.md".into(),
-            has_code: i == 1,
-            page: 0,
-        })
-        .collect();
-    let texts = ["nodes publish topics", "gazebo physics", "urdf joints"];
-    let docs: Vec<Bm25Doc> = texts
-        .iter()
-        .map(|t| Bm25Doc {
-            body: t,
-            heading: "",
-            titles: "",
-        })
-        .collect();
-    let mut vectors: Vec<f32> = (0..3 * DIM).map(|i| ((i * 7) % 5) as f32 - 2.0).collect();
-    for row in vectors.chunks_exact_mut(DIM) {
-        book_retrieval::encoder::normalize(row);
-    }
-    Index {
-        model_id: "test-model".into(),
-        content_hash: String::new(),
-        meta: IndexMeta {
-            chunks,
-            pages: vec![PageInfo {
-                url: "/docs/ch".into(),
-                title: "Chapter".into(),
-                path: "ch.md".into(),
-                module: "M".into(),
-            }],
-            settings: SearchSettings::default(),
-            book_title: "Test".into(),
-        },
-        vectors: QuantizedVectors::quantize(&vectors, DIM),
-        bm25: Bm25::build(&docs, Bm25Params::default()),
-        ann: None,
-    }
 }
 
 /// The index loader; whatever loads must also search without panicking.
@@ -186,16 +133,16 @@ pub fn citations(data: &[u8]) {
 /// reaches it, through the index file's optional graph section.)
 #[cfg(feature = "ann")]
 pub fn ann_loader(data: &[u8]) {
-    let idx = sample_index();
+    let idx = testing::index();
     if let Ok(ann) = book_retrieval::ann::Ann::from_bytes(data, &idx.vectors) {
-        let _ = ann.search(&[0.5; DIM], 3);
+        let _ = ann.search(&[0.5; testing::DIM], 3);
     }
 }
 
 /// Valid inputs for each target, the starting points of the corpus.
 pub fn seeds(target: &str) -> Vec<Vec<u8>> {
-    let idx = sample_index();
-    let index_bytes = idx.to_bytes().unwrap_or_default();
+    let idx = testing::index();
+    let index_bytes = testing::index_bytes();
     match target {
         "index_loader" => {
             #[allow(unused_mut)]
@@ -203,7 +150,7 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
             // The same index with its HNSW section, so mutations reach the graph loader too.
             #[cfg(feature = "ann")]
             {
-                let mut with_graph = sample_index();
+                let mut with_graph = testing::index();
                 with_graph.ann = Some(std::sync::Arc::new(
                     book_retrieval::ann::Ann::from_quantized(&with_graph.vectors, 1),
                 ));

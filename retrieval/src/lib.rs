@@ -15,6 +15,8 @@ pub mod error;
 pub mod hash;
 pub mod index;
 pub mod manifest;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod texts;
 pub mod tokenizer;
 pub mod vectors;

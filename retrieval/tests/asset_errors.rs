@@ -1,77 +1,37 @@
 //! Every kind of bad asset gets a typed error, never a panic: truncated, bit-flipped, empty,
 //! wrong-magic, wrong-version, dimension-mismatched, NaN-bearing and mismatched files.
 
-use book_retrieval::bm25::{Bm25, Bm25Doc, Bm25Params};
 use book_retrieval::index::INDEX_VERSION;
-use book_retrieval::vectors::QuantizedVectors;
-use book_retrieval::{
-    AssetError, ChunkMeta, ChunkTexts, Encoder, Index, IndexMeta, PageInfo, SearchRequest,
-    SearchSettings,
-};
+use book_retrieval::testing::{self, CHUNK_COUNT, DIM};
+use book_retrieval::{AssetError, ChunkTexts, Encoder, Index, SearchRequest};
 
-const DIM: usize = 8;
-
+/// The tiny book's index, with other vector scales when given.
 fn index_with_scales(scales: Option<Vec<f32>>) -> Index {
-    let chunks: Vec<ChunkMeta> = (0..3)
-        .map(|i| ChunkMeta {
-            id: format!("c{i}"),
-            module: "M".into(),
-            chapter: "Chapter".into(),
-            section: Some(format!("Section {i}")),
-            headings: vec!["Chapter".into(), format!("Section {i}")],
-            url: format!("/docs/ch#section-{i}"),
-            path: "ch.md".into(),
-            has_code: false,
-            page: 0,
-        })
-        .collect();
-    let texts = ["nodes publish topics", "gazebo physics", "urdf joints"];
-    let docs: Vec<Bm25Doc> = texts
-        .iter()
-        .map(|t| Bm25Doc {
-            body: t,
-            heading: "",
-            titles: "",
-        })
-        .collect();
-    let mut vectors: Vec<f32> = (0..3 * DIM).map(|i| ((i * 7) % 5) as f32 - 2.0).collect();
-    for row in vectors.chunks_exact_mut(DIM) {
-        book_retrieval::encoder::normalize(row);
-    }
-    let mut q = QuantizedVectors::quantize(&vectors, DIM);
+    let mut idx = testing::unwritten_index();
     if let Some(s) = scales {
-        q.scales = s;
+        idx.vectors.scales = s;
     }
-    Index {
-        model_id: "test-model".into(),
-        content_hash: String::new(),
-        meta: IndexMeta {
-            chunks,
-            pages: vec![PageInfo {
-                url: "/docs/ch".into(),
-                title: "Chapter".into(),
-                path: "ch.md".into(),
-                module: "M".into(),
-            }],
-            settings: SearchSettings::default(),
-            book_title: "Test".into(),
-        },
-        vectors: q,
-        bm25: Bm25::build(&docs, Bm25Params::default()),
-        ann: None,
-    }
+    idx
 }
 
 fn good_bytes() -> Vec<u8> {
-    index_with_scales(None).to_bytes().unwrap()
+    testing::index_bytes()
+}
+
+/// `n` chunk texts.
+fn some_texts(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("text {i}")).collect()
 }
 
 #[test]
 fn good_file_round_trips_and_searches() {
     let idx = Index::from_bytes(&good_bytes(), Some(DIM)).unwrap();
-    assert_eq!(idx.len(), 3);
+    assert_eq!(idx.len(), CHUNK_COUNT);
     let r = idx.search(&SearchRequest::new("which topics do nodes publish", None));
-    assert_eq!(r.hits[0].chunk, 0);
+    assert_eq!(
+        Some(r.hits[0].chunk),
+        testing::chunk_with_url("/docs/ros/nodes")
+    );
 }
 
 #[test]
@@ -112,7 +72,8 @@ fn every_single_bit_flip_is_detected() {
         // Flips inside the model id string still give a valid file with another model id.
         if let Ok(idx) = r {
             assert_ne!(
-                idx.model_id, "test-model",
+                idx.model_id,
+                testing::MODEL_ID,
                 "bit flip at byte {i} went unnoticed"
             );
         }
@@ -147,9 +108,9 @@ fn dimension_mismatch_is_reported() {
 
 #[test]
 fn nan_vectors_are_rejected_even_with_a_valid_hash() {
-    let bytes = index_with_scales(Some(vec![0.1, f32::NAN, 0.1]))
-        .to_bytes()
-        .unwrap();
+    let mut scales = vec![0.1; CHUNK_COUNT];
+    scales[1] = f32::NAN;
+    let bytes = index_with_scales(Some(scales)).to_bytes().unwrap();
     assert!(matches!(
         Index::from_bytes(&bytes, None),
         Err(AssetError::NotFinite { .. })
@@ -162,31 +123,31 @@ fn nan_query_vector_falls_back_to_bm25() {
     let v = vec![f32::NAN; DIM];
     let r = idx.search(&SearchRequest::new("gazebo physics", Some(&v)));
     assert_eq!(r.mode, book_retrieval::Mode::Bm25Only);
-    assert_eq!(r.hits[0].chunk, 1);
+    assert_eq!(
+        Some(r.hits[0].chunk),
+        testing::chunk_with_url("/docs/sim/gazebo#physics-engine")
+    );
 }
 
 #[test]
 fn texts_must_belong_to_the_index() {
     let idx = Index::from_bytes(&good_bytes(), None).unwrap();
-    let texts = ChunkTexts::new(
-        idx.content_hash.clone(),
-        vec!["a".into(), "b".into(), "c".into()],
-    );
+    let texts = ChunkTexts::new(idx.content_hash.clone(), some_texts(CHUNK_COUNT));
     let bytes = texts.to_bytes().unwrap();
     assert_eq!(
-        ChunkTexts::from_bytes(&bytes, &idx.content_hash, 3).unwrap(),
+        ChunkTexts::from_bytes(&bytes, &idx.content_hash, CHUNK_COUNT).unwrap(),
         texts
     );
     assert!(matches!(
-        ChunkTexts::from_bytes(&bytes, "0000000000000000", 3),
+        ChunkTexts::from_bytes(&bytes, "0000000000000000", CHUNK_COUNT),
         Err(AssetError::Mismatch { .. })
     ));
     assert!(matches!(
-        ChunkTexts::from_bytes(&bytes, &idx.content_hash, 4),
+        ChunkTexts::from_bytes(&bytes, &idx.content_hash, CHUNK_COUNT + 1),
         Err(AssetError::Mismatch { .. })
     ));
     for len in 0..bytes.len() {
-        assert!(ChunkTexts::from_bytes(&bytes[..len], &idx.content_hash, 3).is_err());
+        assert!(ChunkTexts::from_bytes(&bytes[..len], &idx.content_hash, CHUNK_COUNT).is_err());
     }
 }
 
