@@ -279,6 +279,10 @@ pub fn choose(
             });
         if let Some(c) = pick {
             if let Kind::Code { lang } = &c.passage.kind {
+                // With a code block, two sentences are enough.
+                if quotes.len() >= MAX_SENTENCES {
+                    quotes.truncate(MAX_SENTENCES - 1);
+                }
                 quotes.push(Quote {
                     source: c.source,
                     text: c.passage.text.clone(),

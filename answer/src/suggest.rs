@@ -189,6 +189,7 @@ const VERBS: &[&str] = &[
 /// such headings read badly inside a question, so they are skipped.
 const ADDRESS_WORDS: &[&str] = &[
     "you", "your", "you'll", "we", "we'll", "our", "i", "my", "will", "should", "must", "let's",
+    "this", "these", "here",
 ];
 
 /// Drops `2.1.3.`, `1.`, `Step 3:`, `Lab 2 -` style numbering from a heading.
@@ -239,22 +240,30 @@ fn base_verb(word: &str) -> Option<&'static str> {
         .find(|v| *v == stem || v.strip_suffix('e') == Some(stem) || Some(*v) == undoubled)
 }
 
-/// Lowercases the first letter unless the first word is an acronym or a name with inner capitals.
+/// Lowercases a leading article ("The layers" → "the layers"); other words may be names.
 fn lower_first(s: &str) -> String {
     let first = s.split_whitespace().next().unwrap_or("");
-    if first.chars().skip(1).any(char::is_uppercase) {
-        return s.to_string();
-    }
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => String::new(),
+    if ["The", "A", "An"].contains(&first) {
+        let mut c = s.chars();
+        match c.next() {
+            Some(f) => f.to_lowercase().chain(c).collect(),
+            None => String::new(),
+        }
+    } else {
+        s.to_string()
     }
 }
 
 /// A heading phrased as a reader's question, or `None` when it cannot be.
 pub fn as_question(heading: &str) -> Option<String> {
     let h = clean_heading(heading);
+    // "Services: request and response" → "Services": the part before a colon names the topic.
+    let h = match h.split_once(": ") {
+        Some((head, _)) if head.split_whitespace().count() >= 1 && head.len() >= 3 => {
+            head.trim().to_string()
+        }
+        _ => h,
+    };
     let words: Vec<&str> = h.split_whitespace().collect();
     if words.is_empty() || words.len() > 9 || h.chars().filter(|c| c.is_alphabetic()).count() < 3 {
         return None;
@@ -266,31 +275,49 @@ pub fn as_question(heading: &str) -> Option<String> {
     if h.ends_with('?') {
         return Some(h);
     }
-    let first = words[0].to_lowercase();
-    if [
-        "how", "what", "why", "when", "where", "which", "who", "can", "is", "are", "do", "does",
-    ]
-    .contains(&first.as_str())
-    {
-        return Some(format!("{h}?"));
+    let lower_words: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.to_lowercase()
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_string()
+        })
+        .collect();
+    let first = lower_words[0].as_str();
+    if ["how", "what", "why", "when", "where", "which", "who"].contains(&first) {
+        // "How to deploy" reads as a question; "How discovery works" does not.
+        return match lower_words.get(1).map(String::as_str) {
+            Some("to") if words.len() > 2 => base_verb(&lower_words[2])
+                .map(|v| format!("How do I {v} {}?", words[3..].join(" "))),
+            Some("do" | "does" | "is" | "are" | "can" | "should") => Some(format!("{h}?")),
+            _ => None,
+        };
     }
-    let lower_words: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-    if lower_words.iter().any(|w| {
-        ADDRESS_WORDS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-    }) {
+    if lower_words
+        .iter()
+        .any(|w| ADDRESS_WORDS.contains(&w.as_str()))
+    {
         return None;
     }
-    if let Some(verb) = base_verb(&first) {
+    if let Some(verb) = base_verb(first) {
         let rest = words[1..].join(" ");
         if rest.is_empty() {
             return None;
         }
         return Some(format!("How do I {verb} {}?", lower_first(&rest)));
     }
-    let last = lower_words.last().map(String::as_str).unwrap_or("");
-    let plural = last.len() > 3
-        && last.ends_with('s')
-        && !["ss", "us", "is", "os"].iter().any(|e| last.ends_with(e));
+    // The head noun: the last word, or the word before "of"/"for"/"in"/"with" ("Layers of ROS 2").
+    let head = lower_words
+        .iter()
+        .position(|w| ["of", "for", "in", "with", "on", "from"].contains(&w.as_str()))
+        .filter(|&i| i > 0)
+        .map_or(lower_words.len() - 1, |i| i - 1);
+    let noun = lower_words[head].as_str();
+    let plural = (noun.len() > 3
+        && noun.ends_with('s')
+        && !["ss", "us", "is", "os"].iter().any(|e| noun.ends_with(e)))
+        || lower_words.iter().any(|w| w == "and")
+        || h.contains(',');
     let verb = if plural { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
 }
@@ -343,6 +370,24 @@ mod tests {
             Some("How do I create a Launch File?")
         );
         assert_eq!(
+            as_question("Services: request and response").as_deref(),
+            Some("What are Services?")
+        );
+        assert_eq!(
+            as_question("The layers of ROS 2").as_deref(),
+            Some("What are the layers of ROS 2?")
+        );
+        assert_eq!(
+            as_question("Names, namespaces and remapping").as_deref(),
+            Some("What are Names, namespaces and remapping?")
+        );
+        assert_eq!(as_question("How discovery works"), None);
+        assert_eq!(as_question("Conventions used in this book"), None);
+        assert_eq!(
+            as_question("How to deploy a site").as_deref(),
+            Some("How do I deploy a site?")
+        );
+        assert_eq!(
             as_question("Step 3: Run the simulation").as_deref(),
             Some("How do I run the simulation?")
         );
@@ -376,7 +421,7 @@ mod tests {
             r("Actions", "/a"),
         ];
         let s = suggestions("What are topics?", &related, &["/n"]);
-        assert_eq!(s, ["What are services?", "What are actions?"]);
+        assert_eq!(s, ["What are Services?", "What are Actions?"]);
         for q in &s {
             assert!(q.ends_with('?'));
         }
