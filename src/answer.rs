@@ -1,15 +1,18 @@
 //! From a question to what to do: refuse (nothing relevant, no LLM call), answer with excerpts, or
 //! send a grounded prompt to the LLM. Pure: the UI runs the plan.
 
+use book_answer::found::Found;
+
 use crate::citations;
 use crate::confidence::{self, Confidence};
-use crate::extractive;
 use crate::followup::standalone_query;
 use crate::prefs::Preferences;
 use crate::prompt::{build_prompt, chat_request_body, PromptInput, Turn};
 use crate::retrieval::{Retriever, DEFAULT_TOP_K};
 use crate::source::{Source, SourceRef};
 use crate::suggest::suggestions;
+
+pub use book_answer::{REFUSAL, REFUSAL_NOTHING};
 
 /// What the reader is looking at when asking (captured on each question).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,12 +25,10 @@ pub struct PageContext {
     pub selection: Option<String>,
 }
 
-/// The text of a refusal.
-pub const REFUSAL: &str = "The book does not cover this, so I can't answer it from the book. The nearest sections are listed below in case they help.";
 /// The question used when the reader sends a selection without typing.
 pub const EXPLAIN_THIS: &str = "Explain this";
 
-/// A finished (non-streamed) answer.
+/// A finished (non-streamed) answer: what the UI shows of a [`book_answer::Answer`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Direct {
     pub markdown: String,
@@ -56,6 +57,8 @@ pub struct LlmPlan {
     pub sources: Vec<Source>,
     pub query: String,
     pub threshold: f32,
+    /// What the search found (for the excerpt fallback and follow-ups).
+    pub found: Found,
 }
 
 /// Plans an answer. `llm` says whether a proxy with an upstream is available.
@@ -72,20 +75,11 @@ pub fn plan(
     let page_url = (!page.url.is_empty()).then_some(page.url.as_str());
     let found = retriever.search(&query, DEFAULT_TOP_K, page_url);
     if found.refused || found.sources.is_empty() {
-        return Plan::Refuse(Direct {
-            markdown: REFUSAL.to_string(),
-            sources: found.sources.iter().take(3).map(Source::to_ref).collect(),
-            confidence: None,
-            suggestions: Vec::new(),
-        });
+        return Plan::Refuse(direct(book_answer::compose(&query, &found, None)));
     }
     if !llm {
-        return Plan::Extractive(extractive_answer(
-            &query,
-            question,
-            &found.sources,
-            found.threshold,
-        ));
+        let embed = |t: &str| retriever.embed(t);
+        return Plan::Extractive(direct(book_answer::compose(&query, &found, Some(&embed))));
     }
     let prompt = build_prompt(&PromptInput {
         question,
@@ -105,45 +99,33 @@ pub fn plan(
         sources,
         query,
         threshold: found.threshold,
+        found,
     })
 }
 
-/// The excerpt answer for `sources` (used directly, and when the proxy reports no upstream).
-pub fn extractive_answer(
-    query: &str,
-    question: &str,
-    sources: &[Source],
-    threshold: f32,
-) -> Direct {
-    match extractive::extract(query, sources) {
-        Some(e) => {
-            let scores: Vec<f32> = sources.iter().map(|s| s.score).collect();
-            Direct {
-                confidence: Some(confidence::assess(&scores, threshold, None).min_medium()),
-                suggestions: suggestions(question, sources, &e.cited),
-                markdown: e.markdown,
-                sources: sources.iter().map(Source::to_ref).collect(),
-            }
-        }
-        None => Direct {
-            markdown: "I found related sections but no sentence to quote; see the sources below."
-                .into(),
-            sources: sources.iter().map(Source::to_ref).collect(),
-            confidence: Some(Confidence::Low),
-            suggestions: suggestions(question, sources, &[]),
-        },
+/// What the UI keeps of an answer.
+fn direct(a: book_answer::Answer) -> Direct {
+    Direct {
+        markdown: a.markdown,
+        sources: a.sources.iter().map(Source::to_ref).collect(),
+        confidence: a.confidence,
+        suggestions: a.suggestions,
     }
 }
 
-impl Confidence {
-    /// Excerpts are never "high": they may not answer the question directly.
-    fn min_medium(self) -> Confidence {
-        if self == Confidence::High {
-            Confidence::Medium
-        } else {
-            self
-        }
-    }
+/// The excerpt answer for `sources` (when the proxy reports no upstream after a plan was made).
+pub fn extractive_answer(
+    query: &str,
+    _question: &str,
+    sources: &[Source],
+    threshold: f32,
+) -> Direct {
+    let found = Found {
+        sources: sources.to_vec(),
+        threshold,
+        ..Found::default()
+    };
+    direct(book_answer::compose(query, &found, None))
 }
 
 /// Confidence and suggestions once a streamed LLM answer is complete.
@@ -157,29 +139,21 @@ pub fn finish_llm(
     let scores: Vec<f32> = plan.sources.iter().map(|s| s.score).collect();
     let coverage = prefs.citations.then(|| citations::coverage(answer, n));
     let conf = confidence::assess(&scores, plan.threshold, coverage);
-    let cited = citations::cited(answer, n);
-    (conf, suggestions(question, &plan.sources, &cited))
+    let cited: Vec<&str> = citations::cited(answer, n)
+        .into_iter()
+        .filter_map(|c| plan.sources.get(c - 1).map(|s| s.url.as_str()))
+        .collect();
+    (conf, suggestions(question, &plan.found.related, &cited))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieval::{demo_meta, MemoryRetriever};
+    use crate::retrieval::BookIndex;
 
-    fn retriever() -> MemoryRetriever {
-        MemoryRetriever::new(
-            vec![
-                (
-                    demo_meta(0, "ROS 2", Some("Nodes"), "/docs/ros#nodes"),
-                    "A node is a process in the ROS graph. Nodes publish data.".into(),
-                ),
-                (
-                    demo_meta(1, "ROS 2", Some("Topics"), "/docs/ros#topics"),
-                    "Topics carry messages between ROS nodes.".into(),
-                ),
-            ],
-            1.0,
-        )
+    fn retriever() -> BookIndex {
+        let (index, texts) = book_answer::testing::robot_book();
+        BookIndex::new(index, texts)
     }
 
     #[test]
@@ -194,8 +168,9 @@ mod tests {
             true,
         );
         let Plan::Refuse(d) = p else { panic!("{p:?}") };
-        assert_eq!(d.markdown, REFUSAL);
-        assert!(!d.sources.is_empty());
+        // Nothing shares a word with the question: nothing to list, and the text says none is.
+        assert!(d.sources.is_empty());
+        assert_eq!(d.markdown, REFUSAL_NOTHING);
     }
 
     #[test]
@@ -213,8 +188,43 @@ mod tests {
             panic!("{p:?}")
         };
         assert!(d.markdown.contains("[1]"));
-        assert_ne!(d.confidence, Some(Confidence::High));
-        assert!((2..=3).contains(&d.suggestions.len()));
+        assert!(!d.sources.is_empty());
+        assert!(d.confidence.is_some());
+        assert!(d.suggestions.iter().all(|s| s.ends_with('?')));
+    }
+
+    #[test]
+    fn widget_shows_exactly_the_answer_core() {
+        // `index-builder answer` prints `book_answer::compose` on the same search: same text.
+        let (index, texts) = book_answer::testing::robot_book();
+        for q in [
+            "How do I bridge Gazebo topics to ROS 2?",
+            "What is a URDF file?",
+            "pizza",
+        ] {
+            let res = index.search(&book_retrieval::SearchRequest::new(q, None));
+            let core = book_answer::compose(
+                q,
+                &book_answer::found::collect(&index, &texts, &res, None),
+                None,
+            );
+            let p = plan(
+                &retriever(),
+                q,
+                &PageContext::default(),
+                &[],
+                Preferences::default(),
+                "s",
+                false,
+            );
+            let d = match p {
+                Plan::Refuse(d) | Plan::Extractive(d) => d,
+                Plan::Llm(_) => panic!("no LLM"),
+            };
+            assert_eq!(d.markdown, core.markdown, "{q}");
+            assert_eq!(d.suggestions, core.suggestions, "{q}");
+            assert_eq!(d.sources.len(), core.sources.len(), "{q}");
+        }
     }
 
     #[test]
@@ -229,7 +239,7 @@ mod tests {
             true,
         );
         let Plan::Llm(l) = p else { panic!("{p:?}") };
-        assert_eq!(l.sources.len(), 2);
+        assert!(!l.sources.is_empty());
         assert!(l.body.contains("\"session_id\":\"sid\""));
         let (conf, sugg) = finish_llm(
             "A node is a process in the graph of ROS [1].",
@@ -238,6 +248,6 @@ mod tests {
             Preferences::default(),
         );
         assert_ne!(conf, Confidence::Low);
-        assert!(!sugg.is_empty());
+        assert!(sugg.iter().all(|s| s.ends_with('?')));
     }
 }

@@ -16,15 +16,9 @@ pub const DEFAULT_TOP_K: usize = 5;
 /// Sources asked for at most.
 pub const MAX_TOP_K: usize = 20;
 
-/// A search result: ranked sources, and whether nothing passed the relevance threshold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Retrieved {
-    /// Best first. When `refused`, the nearest (sub-threshold) sections, for the refusal's links.
-    pub sources: Vec<Source>,
-    pub refused: bool,
-    /// The index's relevance threshold (for confidence).
-    pub threshold: f32,
-}
+/// A search result: ranked sources, related sections, and whether nothing passed the relevance
+/// threshold (the answer core's [`book_answer::Found`]).
+pub type Retrieved = book_answer::Found;
 
 /// Embeds a question; `None` when the encoder failed on it.
 pub type QuestionEncoder = Box<dyn Fn(&str) -> Option<Vec<f32>>>;
@@ -46,6 +40,11 @@ pub trait Retriever {
     /// Whether questions are embedded (hybrid search) rather than matched by BM25 alone.
     fn has_encoder(&self) -> bool {
         false
+    }
+    /// Embeds a passage with the question encoder, for choosing quotes by meaning; `None` before
+    /// the encoder has loaded.
+    fn embed(&self, _text: &str) -> Option<Vec<f32>> {
+        None
     }
 }
 
@@ -155,11 +154,7 @@ pub fn from_assets(
         .map_err(|e| LoadError::Index(e.to_string()))?;
     let texts = book_retrieval::ChunkTexts::from_bytes(chunks, &index.content_hash, index.len())
         .map_err(|e| LoadError::Chunks(e.to_string()))?;
-    Ok(Box::new(BookIndex {
-        index,
-        texts,
-        encoder: std::cell::RefCell::new(None),
-    }))
+    Ok(Box::new(BookIndex::new(index, texts)))
 }
 
 /// The real index: BM25 alone until [`Retriever::attach_encoder`], then hybrid (the question is
@@ -168,6 +163,17 @@ pub struct BookIndex {
     index: book_retrieval::Index,
     texts: book_retrieval::ChunkTexts,
     encoder: std::cell::RefCell<Option<QuestionEncoder>>,
+}
+
+impl BookIndex {
+    /// The retriever over a loaded index and its chunk texts (BM25 until an encoder is attached).
+    pub fn new(index: book_retrieval::Index, texts: book_retrieval::ChunkTexts) -> Self {
+        Self {
+            index,
+            texts,
+            encoder: std::cell::RefCell::new(None),
+        }
+    }
 }
 
 impl Retriever for BookIndex {
@@ -179,34 +185,17 @@ impl Retriever for BookIndex {
         self.encoder.borrow().is_some()
     }
 
+    fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        self.encoder.borrow().as_ref().and_then(|e| e(text))
+    }
+
     fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved {
         let vector = self.encoder.borrow().as_ref().and_then(|e| e(query));
         let mut req = book_retrieval::SearchRequest::new(query, vector.as_deref());
         req.k = k.clamp(1, MAX_TOP_K);
         req.current_page_url = current_page_url;
         let res = self.index.search(&req);
-        // Confidence compares the signal that decides refusal with its threshold.
-        let threshold = res.threshold;
-        let sources = res
-            .hits
-            .iter()
-            .filter_map(|h| {
-                let meta = self.index.chunk(h.chunk)?;
-                Some(Source {
-                    chunk: h.chunk,
-                    chapter: meta.chapter.clone(),
-                    section: meta.section.clone(),
-                    url: meta.url.clone(),
-                    text: self.texts.get(h.chunk).unwrap_or_default().to_string(),
-                    score: h.relevance,
-                })
-            })
-            .collect();
-        Retrieved {
-            sources,
-            refused: res.refused,
-            threshold,
-        }
+        book_answer::found::collect(&self.index, &self.texts, &res, vector)
     }
 
     fn len(&self) -> usize {
@@ -276,6 +265,7 @@ impl Retriever for MemoryRetriever {
             sources,
             refused,
             threshold: self.threshold,
+            ..Retrieved::default()
         }
     }
 

@@ -270,3 +270,119 @@ pub fn print_table(name: &str, rows: &[(&'static str, Metrics, Vec<String>)]) {
         );
     }
 }
+
+/// Figures of the answers a reader sees (no LLM), in one phase (with or without the encoder).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AnswerMetrics {
+    /// Answerable questions whose gold section is among the 5 sources found.
+    pub gold_in_top5: usize,
+    /// Of those, answers whose first quote comes from a gold section.
+    pub first_quote_gold: usize,
+    /// Answers that are not refusals yet list no source (must be 0).
+    pub dead_ends: usize,
+    /// Answered (not refused) answerable questions, per confidence level (high, medium, low).
+    pub by_level: [usize; 3],
+    /// Of those, answers whose top source is a gold section, per level.
+    pub gold_top_by_level: [usize; 3],
+    /// Answerable questions.
+    pub answerable: usize,
+    /// Slowest excerpt building (compose only, after the search), in milliseconds.
+    pub max_compose_ms: f32,
+}
+
+impl AnswerMetrics {
+    /// Share of first quotes from gold, among questions whose gold is in the top 5.
+    pub fn first_quote_rate(&self) -> f32 {
+        self.first_quote_gold as f32 / self.gold_in_top5.max(1) as f32
+    }
+
+    /// Share of answers at `level` (0 high, 1 medium, 2 low) whose top source is gold.
+    pub fn reliability(&self, level: usize) -> f32 {
+        self.gold_top_by_level[level] as f32 / self.by_level[level].max(1) as f32
+    }
+}
+
+/// The chunk texts of a built book, as the asset ships them.
+pub fn texts_of(book: &BuiltBook) -> book_retrieval::ChunkTexts {
+    book_retrieval::ChunkTexts::new(
+        book.index.content_hash.clone(),
+        book.chunks.iter().map(|c| c.chunk.text.clone()).collect(),
+    )
+}
+
+/// Measures the widget's answers (`index-builder answer`) on the labelled questions; `encoder`
+/// `None` is the phase before the encoder has loaded.
+pub fn answer_metrics(
+    book: &BuiltBook,
+    texts: &book_retrieval::ChunkTexts,
+    questions: &[Labelled],
+    encoder: Option<&Encoder>,
+) -> AnswerMetrics {
+    let mut m = AnswerMetrics::default();
+    for q in questions.iter().filter(|q| !q.out_of_scope) {
+        m.answerable += 1;
+        let question = q.question.trim();
+        let found = crate::answer::find(&book.index, texts, encoder, question);
+        let t0 = std::time::Instant::now();
+        let a = match encoder {
+            Some(enc) => {
+                let embed = |t: &str| Some(enc.encode(t));
+                book_answer::compose(question, &found, Some(&embed))
+            }
+            None => book_answer::compose(question, &found, None),
+        };
+        m.max_compose_ms = m.max_compose_ms.max(t0.elapsed().as_secs_f32() * 1000.0);
+        let is_gold = |chunk: u32| {
+            book.index
+                .chunk(chunk)
+                .is_some_and(|c| section_matches(q, book, &c.path, c.section.as_deref()))
+        };
+        if !a.refused && a.sources.is_empty() {
+            m.dead_ends += 1;
+        }
+        if found.sources.iter().take(5).any(|s| is_gold(s.chunk)) {
+            m.gold_in_top5 += 1;
+            if let Some(s) = a.quotes.first().and_then(|qt| a.sources.get(qt.source)) {
+                if is_gold(s.chunk) {
+                    m.first_quote_gold += 1;
+                }
+            }
+        }
+        if let Some(c) = a.confidence.filter(|_| !a.refused) {
+            let level = match c {
+                book_answer::Confidence::High => 0,
+                book_answer::Confidence::Medium => 1,
+                book_answer::Confidence::Low => 2,
+            };
+            m.by_level[level] += 1;
+            if found.sources.first().is_some_and(|s| is_gold(s.chunk)) {
+                m.gold_top_by_level[level] += 1;
+            }
+        }
+    }
+    m
+}
+
+/// Prints the answer figures of both phases.
+pub fn print_answer_table(name: &str, rows: &[(&str, AnswerMetrics)]) {
+    println!("\n{name}: answers as the widget shows them (no LLM)");
+    println!(
+        "{:<16} {:>10} {:>9} {:>12} {:>12} {:>12} {:>10}",
+        "phase", "1st-quote", "dead-end", "high(gold)", "medium(gold)", "low(gold)", "max ms"
+    );
+    for (phase, m) in rows {
+        println!(
+            "{:<16} {:>10.3} {:>9} {:>7}({:.2}) {:>7}({:.2}) {:>7}({:.2}) {:>10.1}",
+            phase,
+            m.first_quote_rate(),
+            m.dead_ends,
+            m.by_level[0],
+            m.reliability(0),
+            m.by_level[1],
+            m.reliability(1),
+            m.by_level[2],
+            m.reliability(2),
+            m.max_compose_ms
+        );
+    }
+}

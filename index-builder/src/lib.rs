@@ -2,10 +2,12 @@
 //!
 //! Pipeline: [`docs`] reads a Docusaurus folder → [`chunker`] splits sections → [`embed`] embeds
 //! them (cached) with the exact model from [`model`] → [`build`] indexes and writes the asset;
-//! [`query`] and [`eval`] search it with the browser's code.
+//! [`query`] and [`eval`] search it with the browser's code; [`answer`] prints the widget's answers.
 
+pub mod answer;
 pub mod bench;
 pub mod build;
+pub mod calibrate;
 pub mod chunker;
 pub mod docs;
 pub mod embed;

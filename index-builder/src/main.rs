@@ -1,7 +1,7 @@
 //! `index-builder`: turns a Docusaurus docs folder into the static index asset the chat widget
 //! searches in the browser, and queries or evaluates such an asset with the browser's own code.
 
-use index_builder::{bench, build, chunker, docs, embed, eval, model, query};
+use index_builder::{answer, bench, build, calibrate, chunker, docs, embed, eval, model, query};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,6 +46,19 @@ enum Command {
         /// A single question (instead of --batch).
         #[arg(long)]
         question: Option<String>,
+    },
+    /// Print what the widget shows for each question with no LLM (quotes, sources, confidence,
+    /// follow-ups); one JSON line per question.
+    Answer {
+        /// The folder `build --out` wrote.
+        #[arg(long)]
+        index: PathBuf,
+        /// JSON lines file of {"id": ..., "question": "..."}.
+        #[arg(long)]
+        batch: PathBuf,
+        /// Answer as the widget does while its encoder is still downloading (BM25 only).
+        #[arg(long)]
+        before_encoder: bool,
     },
     /// Print every distinct citation URL (with #anchor) of a built asset, one per line: for checking a built site's links.
     Urls {
@@ -119,6 +132,48 @@ struct BookArgs {
     /// No progress output.
     #[arg(long)]
     quiet: bool,
+    /// Folder of the calibration bank of out-of-scope questions that sets this book's refusal
+    /// thresholds (default: the source tree's eval/calibration).
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+}
+
+impl BookArgs {
+    /// Calibrates the book's refusal thresholds from its own text and the bank (no labels).
+    fn calibrate(&self, built: &mut build::BuiltBook) -> Result<()> {
+        let dir = self
+            .calibration
+            .clone()
+            .unwrap_or_else(calibrate::default_bank_dir);
+        let bank = match calibrate::bank_from(&dir) {
+            Ok(b) if !b.is_empty() => b,
+            Ok(_) | Err(_) if self.calibration.is_some() => {
+                anyhow::bail!("no calibration questions in {}", dir.display())
+            }
+            _ => {
+                eprintln!(
+                    "warning: no calibration bank at {}; keeping the default refusal thresholds",
+                    dir.display()
+                );
+                return Ok(());
+            }
+        };
+        let texts = eval::texts_of(built);
+        let sample = calibrate::sample(&built.index, &texts, &built.encoder, &bank);
+        calibrate::apply(
+            &mut built.index,
+            &sample,
+            &calibrate::Calibration::default(),
+        )?;
+        if !self.quiet {
+            let s = built.index.meta.settings;
+            eprintln!(
+                "calibrated refusal: min relevance {:.3} (coverage weight {:.2}), BM25 min coverage {:.3}",
+                s.min_relevance, s.coverage_weight, s.min_coverage
+            );
+        }
+        Ok(())
+    }
 }
 
 impl BookArgs {
@@ -166,7 +221,8 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Build { book, out } => {
             let opts = book.options();
-            let built = build::build(&opts)?;
+            let mut built = build::build(&opts)?;
+            book.calibrate(&mut built)?;
             for w in &built.book.warnings {
                 eprintln!("warning: {w}");
             }
@@ -203,6 +259,14 @@ fn run(cli: Cli) -> Result<()> {
                 (None, None) => anyhow::bail!("give --batch FILE or --question TEXT"),
             }
         }
+        Command::Answer {
+            index,
+            batch,
+            before_encoder,
+        } => {
+            let asset = answer::load(&index)?;
+            answer::run_batch(&asset, &batch, before_encoder)
+        }
         Command::Bench {
             index,
             questions,
@@ -234,13 +298,26 @@ fn run(cli: Cli) -> Result<()> {
         } => {
             let opts = book.options();
             let qs = eval::read_questions(&questions)?;
-            let built = build::build(&opts)?;
+            let mut built = build::build(&opts)?;
+            book.calibrate(&mut built)?;
             let exact = model::load_f32_encoder(&opts.model_dir)
                 .context("loading the exact encoder for the reference run")?;
             let rows = eval::run_all(&built, &exact, &qs, k);
-            eval::print_table(
-                &format!("{} ({} questions)", questions.display(), qs.len()),
-                &rows,
+            let name = format!("{} ({} questions)", questions.display(), qs.len());
+            eval::print_table(&name, &rows);
+            let texts = eval::texts_of(&built);
+            eval::print_answer_table(
+                &name,
+                &[
+                    (
+                        "before-encoder",
+                        eval::answer_metrics(&built, &texts, &qs, None),
+                    ),
+                    (
+                        "with encoder",
+                        eval::answer_metrics(&built, &texts, &qs, Some(&built.encoder)),
+                    ),
+                ],
             );
             if let Some(path) = signals {
                 let lines: Vec<String> = eval::refusal_signals(&built, &qs, k)

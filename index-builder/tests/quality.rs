@@ -1,44 +1,76 @@
-//! The quality bar of the shipped default (hybrid search), on the sample book and the two shared
-//! real books: section- and page-level recall@5, beating BM25 and dense alone, and refusals.
-//! Builds each book in memory (embeddings cached across runs). Run in release mode: the embedding
-//! of a cold book takes minutes in a debug build.
+//! The quality bar, measured leave-one-book-out on every labelled book: for each book, the global
+//! calibration parameters are fitted on the other books only, the book's refusal thresholds are
+//! calibrated from its own text and the calibration bank (no labels), and then its labelled
+//! questions are answered as the widget answers them, in both phases (before and after the encoder
+//! has loaded). Prints the full table, then enforces the targets of issue 11 on every book.
+//!
+//! Needs the real books in `../shared/corpora` and the model: run with
+//! `cargo test --release -p index-builder --test quality -- --include-ignored --nocapture`.
 
 use std::path::PathBuf;
 
 use book_retrieval::bm25::Bm25Params;
-use book_retrieval::SearchSettings;
-use index_builder::build::{build, BuildOptions};
+use book_retrieval::{Mode, SearchRequest, SearchSettings};
+use index_builder::build::{build, BuildOptions, BuiltBook};
+use index_builder::calibrate::{self, FitBook};
 use index_builder::chunker::ChunkLimits;
 use index_builder::docs::ReadOptions;
-use index_builder::{embed, eval, model};
+use index_builder::eval::{self, Labelled, Metrics};
+use index_builder::{embed, model};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn corpus(name: &str) -> Option<PathBuf> {
+fn corpus(name: &str) -> PathBuf {
     [
         repo().join("../shared/corpora").join(name).join("docs"),
         repo().join("../../shared/corpora").join(name).join("docs"),
     ]
     .into_iter()
     .find(|p| p.is_dir())
+    .unwrap_or_else(|| panic!("../shared/corpora/{name}/docs not found"))
 }
 
-fn check(name: &str, docs: PathBuf, questions: &str, strict: bool) {
+/// (name, docs folder, labelled questions)
+fn books() -> Vec<(&'static str, PathBuf, &'static str)> {
+    vec![
+        (
+            "sample-book",
+            repo().join("www/docs"),
+            "eval/sample-book.jsonl",
+        ),
+        (
+            "docusaurus-docs",
+            corpus("docusaurus-docs"),
+            "eval/docusaurus-docs.jsonl",
+        ),
+        (
+            "physical-ai-textbook",
+            corpus("physical-ai-textbook"),
+            "eval/physical-ai-textbook.jsonl",
+        ),
+        ("hydra-docs", corpus("hydra-docs"), "eval/hydra-docs.jsonl"),
+        (
+            "physical-ai-textbook-2",
+            corpus("physical-ai-textbook-2"),
+            "eval/physical-ai-textbook-2.jsonl",
+        ),
+    ]
+}
+
+fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
     let model_dir = model::resolve_model_dir(None);
-    if !model_dir.join("model.safetensors").exists() {
-        eprintln!(
-            "SKIP {name}: model weights not found at {} (scripts/setup.sh downloads them)",
-            model_dir.display()
-        );
-        return;
-    }
-    let opts = BuildOptions {
+    assert!(
+        model_dir.join("model.safetensors").exists(),
+        "model weights not found at {} (scripts/setup.sh downloads them)",
+        model_dir.display()
+    );
+    build(&BuildOptions {
         cache: Some(embed::default_cache_path(&docs)),
         docs,
         read: ReadOptions::default(),
-        model_dir: model_dir.clone(),
+        model_dir,
         limits: ChunkLimits::default(),
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
@@ -46,89 +78,157 @@ fn check(name: &str, docs: PathBuf, questions: &str, strict: bool) {
         ann_min_chunks: usize::MAX,
         title: name.to_string(),
         progress: false,
-    };
-    let built = build(&opts).unwrap();
-    let qs = eval::read_questions(&repo().join(questions)).unwrap();
-    let exact = model::load_f32_encoder(&model_dir).unwrap();
-    let rows = eval::run_all(&built, &exact, &qs, 5);
-    eval::print_table(name, &rows);
-    let get = |n: &str| {
-        rows.iter()
-            .find(|r| r.0.starts_with(n))
-            .map(|r| r.1)
-            .unwrap()
-    };
-    let (hybrid, bm25, dense) = (get("hybrid"), get("bm25"), get("dense-int8"));
-    assert!(
-        hybrid.section_r5 >= 0.85,
-        "{name}: section recall@5 {}",
-        hybrid.section_r5
-    );
-    assert!(
-        hybrid.page_r5 >= 0.92,
-        "{name}: page recall@5 {}",
-        hybrid.page_r5
-    );
-    assert!(
-        hybrid.refusal_recall >= 0.70,
-        "{name}: out-of-scope refused {}",
-        hybrid.refusal_recall
-    );
-    assert!(
-        hybrid.false_refusals <= 0.10,
-        "{name}: answerable refused {}",
-        hybrid.false_refusals
-    );
-    if strict {
-        // "A clear margin" over each retriever alone, in MRR (rank-sensitive) and recall@5.
-        assert!(
-            hybrid.section_mrr >= bm25.section_mrr + 0.02,
-            "{name}: hybrid MRR {} vs BM25 {}",
-            hybrid.section_mrr,
-            bm25.section_mrr
-        );
-        assert!(
-            hybrid.section_mrr >= dense.section_mrr + 0.02,
-            "{name}: hybrid MRR {} vs dense {}",
-            hybrid.section_mrr,
-            dense.section_mrr
-        );
-        assert!(
-            hybrid.section_r5 > bm25.section_r5 && hybrid.section_r5 > dense.section_r5,
-            "{name}: hybrid recall@5 does not beat both"
-        );
+    })
+    .unwrap_or_else(|e| panic!("{name}: {e:#}"))
+}
+
+struct Row {
+    name: &'static str,
+    phase: &'static str,
+    retrieval: Metrics,
+    answers: eval::AnswerMetrics,
+}
+
+#[test]
+#[ignore = "needs ../shared corpora and the model"]
+fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
+    let bank = calibrate::bank();
+    let mut built = Vec::new();
+    for (name, docs, questions) in books() {
+        let book = build_book(docs, name);
+        let qs = eval::read_questions(&repo().join(questions)).unwrap();
+        let texts = eval::texts_of(&book);
+        let sample = calibrate::sample(&book.index, &texts, &book.encoder, &bank);
+        let labelled = qs
+            .iter()
+            .map(|q| {
+                (
+                    q.out_of_scope,
+                    calibrate::signals(&book.index, &book.encoder, &q.question),
+                )
+            })
+            .collect();
+        built.push((name, book, qs, FitBook { sample, labelled }));
     }
-}
-
-#[test]
-fn sample_book_quality() {
-    check(
-        "sample book",
-        repo().join("www/docs"),
-        "eval/sample-book.jsonl",
-        false,
-    );
-}
-
-#[test]
-fn docusaurus_docs_quality() {
-    match corpus("docusaurus-docs") {
-        Some(d) => check("docusaurus-docs", d, "eval/docusaurus-docs.jsonl", true),
-        None => eprintln!("SKIP docusaurus-docs: ../shared/corpora/docusaurus-docs not found"),
-    }
-}
-
-#[test]
-fn physical_ai_textbook_quality() {
-    match corpus("physical-ai-textbook") {
-        Some(d) => check(
-            "physical-ai-textbook",
-            d,
-            "eval/physical-ai-textbook.jsonl",
-            true,
-        ),
-        None => {
-            eprintln!("SKIP physical-ai-textbook: ../shared/corpora/physical-ai-textbook not found")
+    let mut rows: Vec<Row> = Vec::new();
+    for i in 0..built.len() {
+        let others: Vec<&FitBook> = built
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, b)| &b.3)
+            .collect();
+        let cal = calibrate::fit(&others);
+        let name: &'static str = built[i].0;
+        let (_, book, qs, fit) = &mut built[i];
+        calibrate::apply(&mut book.index, &fit.sample, &cal).unwrap();
+        let texts = eval::texts_of(book);
+        let s = book.index.meta.settings;
+        println!(
+            "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, min relevance {:.3}, BM25 min coverage {:.3}",
+            s.coverage_weight, s.min_relevance, s.min_coverage
+        );
+        for (phase, hybrid) in [("before encoder", false), ("with encoder", true)] {
+            let retrieval = run(book, qs, hybrid);
+            let answers = eval::answer_metrics(book, &texts, qs, hybrid.then_some(&book.encoder));
+            rows.push(Row {
+                name,
+                phase,
+                retrieval,
+                answers,
+            });
         }
+    }
+    print_rows(&rows);
+    let mut failures = Vec::new();
+    for r in &rows {
+        let m = &r.retrieval;
+        let a = &r.answers;
+        let mut check = |ok: bool, what: String| {
+            if !ok {
+                failures.push(format!("{} ({}): {what}", r.name, r.phase));
+            }
+        };
+        check(a.dead_ends == 0, format!("{} dead ends", a.dead_ends));
+        check(
+            a.first_quote_rate() >= 0.8,
+            format!("first quote from gold {:.3}", a.first_quote_rate()),
+        );
+        check(
+            a.by_level[0] == 0 || a.reliability(0) >= 0.85,
+            format!(
+                "\"high\" answers with a gold top source {:.3}",
+                a.reliability(0)
+            ),
+        );
+        if r.phase == "with encoder" {
+            check(
+                m.section_r5 >= 0.88,
+                format!("section recall@5 {:.3}", m.section_r5),
+            );
+            check(m.page_r5 >= 0.95, format!("page recall@5 {:.3}", m.page_r5));
+            check(
+                m.refusal_recall >= 0.75,
+                format!("out-of-scope refused {:.3}", m.refusal_recall),
+            );
+            check(
+                m.false_refusals <= 0.08,
+                format!("answerable refused {:.3}", m.false_refusals),
+            );
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "targets missed:\n{}",
+        failures.join("\n")
+    );
+}
+
+fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {
+    eval::evaluate(book, qs, |q| {
+        let v = hybrid.then(|| book.encoder.encode(q));
+        let mut req = SearchRequest::new(q, v.as_deref());
+        if !hybrid {
+            req.mode = Mode::Bm25Only;
+        }
+        book.index.search(&req)
+    })
+    .0
+}
+
+fn print_rows(rows: &[Row]) {
+    println!(
+        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>8} {:>11} {:>11} {:>11}",
+        "book",
+        "phase",
+        "sec@5",
+        "page@5",
+        "oos-ref",
+        "ans-ref",
+        "1st-quote",
+        "dead-end",
+        "high(gold)",
+        "med(gold)",
+        "low(gold)"
+    );
+    for r in rows {
+        let (m, a) = (&r.retrieval, &r.answers);
+        println!(
+            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2})",
+            r.name,
+            r.phase,
+            m.section_r5,
+            m.page_r5,
+            m.refusal_recall,
+            m.false_refusals,
+            a.first_quote_rate(),
+            a.dead_ends,
+            a.by_level[0],
+            a.reliability(0),
+            a.by_level[1],
+            a.reliability(1),
+            a.by_level[2],
+            a.reliability(2),
+        );
     }
 }

@@ -36,9 +36,15 @@ pub fn analyze(text: &str) -> Vec<String> {
     terms
 }
 
+/// Whether `word` (lowercase) is one of the stop words BM25 ignores; the answer core uses the same
+/// list to find a question's topic words.
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
 fn push_term(terms: &mut Vec<String>, word: &str) {
     let lower = word.to_lowercase();
-    if lower.chars().count() > 40 || STOP_WORDS.binary_search(&lower.as_str()).is_ok() {
+    if lower.chars().count() > 40 || is_stop_word(&lower) {
         return;
     }
     terms.push(stem(&lower));

@@ -1,0 +1,177 @@
+//! How sure an answer is: from retrieval scores (against the index threshold), and for excerpts the
+//! share of the question the quoted section covers; for LLM answers, citation coverage.
+
+use serde::{Deserialize, Serialize};
+
+/// Shown as a small badge under each answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// The top source very likely answers the question.
+    High,
+    /// Probably answered; worth checking the sources.
+    Medium,
+    /// Related material only.
+    Low,
+}
+
+impl Confidence {
+    /// The badge text.
+    pub fn label(self) -> &'static str {
+        match self {
+            Confidence::High => "High confidence",
+            Confidence::Medium => "Medium confidence",
+            Confidence::Low => "Low confidence",
+        }
+    }
+}
+
+/// Grades an answer. `scores` are the relevance scores of the sources given (the signal the index's
+/// refusal threshold applies to; sources are in ranking order, which is not relevance order),
+/// `threshold` that threshold, `coverage` the share of answer paragraphs carrying a valid citation
+/// (`None` when citations are off, so only retrieval counts).
+pub fn assess(scores: &[f32], threshold: f32, coverage: Option<f32>) -> Confidence {
+    let top = scores
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite())
+        .fold(f32::NEG_INFINITY, f32::max);
+    if !top.is_finite() {
+        return Confidence::Low;
+    }
+    // Margin over the threshold; a non-positive threshold falls back to absolute scores.
+    let margin = if threshold > 0.0 {
+        top / threshold
+    } else {
+        1.0 + top.max(0.0)
+    };
+    let support = scores
+        .iter()
+        .filter(|s| s.is_finite() && **s >= threshold)
+        .count();
+    let cov = coverage.unwrap_or(1.0);
+    // Relevance is cosine + weighted term coverage (threshold ≈ 0.77): a clear answer sits ~30 %
+    // above the threshold, a borderline one within ~8 %.
+    if margin < 1.08 || cov < 0.3 {
+        Confidence::Low
+    } else if margin >= 1.3 && support >= 2 && cov >= 0.6 {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    }
+}
+
+/// What an excerpt answer's confidence is graded on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExcerptSignals {
+    /// Best source relevance divided by the index threshold (1.0 = just answerable).
+    pub margin: f32,
+    /// Sources at or above the threshold.
+    pub support: usize,
+    /// Share of the question's topic terms found in the first quoted section (0–1).
+    pub covered: f32,
+    /// Whether the first quote comes from the best-ranked source.
+    pub from_top: bool,
+    /// Whether anything was quoted at all.
+    pub quoted: bool,
+}
+
+/// Cut-offs of [`for_excerpts`]; see [`ExcerptCutoffs::default`] for how they were chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExcerptCutoffs {
+    /// Margin from which an answer may be "high".
+    pub high_margin: f32,
+    /// Term coverage needed for "high".
+    pub high_covered: f32,
+    /// Below this margin an answer is "low".
+    pub low_margin: f32,
+}
+
+impl Default for ExcerptCutoffs {
+    /// Chosen by `index-builder eval --confidence` so that "high" answers have a gold top source
+    /// at least 85 % of the time on held-out books (see the README's reliability table).
+    fn default() -> Self {
+        Self {
+            high_margin: 1.25,
+            high_covered: 0.6,
+            low_margin: 1.05,
+        }
+    }
+}
+
+/// Grades an excerpt answer: "high" needs a clear margin, a quote from the best source that covers
+/// most of the question's terms; "low" is a borderline margin or nothing quoted.
+pub fn for_excerpts(s: &ExcerptSignals, cut: &ExcerptCutoffs) -> Confidence {
+    if !s.quoted || !s.margin.is_finite() || s.margin < cut.low_margin {
+        Confidence::Low
+    } else if s.margin >= cut.high_margin && s.from_top && s.covered >= cut.high_covered {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grades() {
+        assert_eq!(assess(&[3.0, 2.0], 1.0, Some(1.0)), Confidence::High);
+        assert_eq!(
+            assess(&[3.0], 1.0, Some(1.0)),
+            Confidence::Medium,
+            "one supporting source only"
+        );
+        assert_eq!(assess(&[3.0, 2.0], 1.0, Some(0.4)), Confidence::Medium);
+        assert_eq!(
+            assess(&[3.0, 2.0], 1.0, Some(0.1)),
+            Confidence::Low,
+            "answer barely cites"
+        );
+        assert_eq!(
+            assess(&[1.05, 1.0], 1.0, Some(1.0)),
+            Confidence::Low,
+            "barely above threshold"
+        );
+        assert_eq!(
+            assess(&[0.9, 1.4, 1.2], 1.0, Some(1.0)),
+            Confidence::High,
+            "the most relevant source need not be ranked first"
+        );
+        assert_eq!(assess(&[], 1.0, None), Confidence::Low);
+        assert_eq!(assess(&[f32::NAN], 1.0, None), Confidence::Low);
+        assert_eq!(assess(&[3.0, 2.0], 1.0, None), Confidence::High);
+    }
+
+    #[test]
+    fn excerpt_grades() {
+        let cut = ExcerptCutoffs::default();
+        let s = ExcerptSignals {
+            margin: 1.5,
+            support: 3,
+            covered: 1.0,
+            from_top: true,
+            quoted: true,
+        };
+        assert_eq!(for_excerpts(&s, &cut), Confidence::High);
+        assert_eq!(
+            for_excerpts(
+                &ExcerptSignals {
+                    from_top: false,
+                    ..s
+                },
+                &cut
+            ),
+            Confidence::Medium
+        );
+        assert_eq!(
+            for_excerpts(&ExcerptSignals { quoted: false, ..s }, &cut),
+            Confidence::Low
+        );
+        assert_eq!(
+            for_excerpts(&ExcerptSignals { margin: 1.0, ..s }, &cut),
+            Confidence::Low
+        );
+    }
+}

@@ -1,0 +1,464 @@
+//! Excerpt answers: with no LLM, the answer is the book's own words, quoted and cited. Quotes come
+//! from the best-ranked sections first and are chosen by meaning when the question's embedding is
+//! available (the encoder has loaded), by the question's terms otherwise; a command or code block
+//! is quoted as a code block when the question asks how to do something.
+
+use crate::passage::{passages, Kind, Passage};
+use crate::source::{cut_at_word, Source};
+use crate::text::terms;
+
+/// Prose quotes at most.
+pub const MAX_SENTENCES: usize = 3;
+/// Sources searched for quotes (the best-ranked ones).
+pub const MAX_SOURCES: usize = 3;
+/// Longest quoted sentence, in characters.
+const MAX_SENTENCE_CHARS: usize = 320;
+/// Sentences embedded per answer at most (each costs one encoder run in the browser).
+pub const MAX_EMBEDDED: usize = 8;
+/// How much less a quote from a lower-ranked source is worth, per rank.
+const RANK_DECAY: f32 = 0.15;
+
+/// The label that opens every excerpt answer.
+pub const EXCERPT_LABEL: &str =
+    "**Excerpts from the book** (no AI summary; the most relevant passages, quoted):";
+
+/// Embeds a text for comparing meaning; `None` when no encoder is available or it failed.
+pub type Embed<'a> = &'a dyn Fn(&str) -> Option<Vec<f32>>;
+
+/// One quoted passage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    /// Index of the quoted source in the list given to [`choose`] (0-based).
+    pub source: usize,
+    /// The sentence or the code.
+    pub text: String,
+    /// `Some(lang)` when the quote is a code block.
+    pub code: Option<String>,
+    /// How well the quote matched (for confidence).
+    pub score: f32,
+}
+
+/// A candidate sentence or code block.
+struct Cand {
+    source: usize,
+    order: usize,
+    passage: Passage,
+    lexical: f32,
+    meaning: Option<f32>,
+}
+
+impl Cand {
+    fn score(&self) -> f32 {
+        let base = match self.meaning {
+            Some(cos) => 0.7 * cos + 0.3 * self.lexical,
+            None => self.lexical + if self.order == 0 { 0.05 } else { 0.0 },
+        };
+        base * (1.0 - RANK_DECAY * self.source as f32)
+    }
+}
+
+/// Whether the question asks how to do something (then a command or code block answers it).
+pub fn asks_how_to(question: &str) -> bool {
+    let q = question.trim().to_lowercase();
+    const OPENERS: &[&str] = &[
+        "how do",
+        "how can",
+        "how to",
+        "how should",
+        "how would",
+        "how does one",
+        "steps to",
+        "command to",
+        "command for",
+        "what command",
+        "which command",
+        "show me how",
+        "install",
+        "set up",
+        "setup",
+        "configure",
+        "create",
+        "run ",
+        "launch",
+        "bridge",
+        "write",
+    ];
+    OPENERS.iter().any(|o| q.starts_with(o))
+        || [
+            "command", "syntax", "snippet", "code for", "how do i", "how to",
+        ]
+        .iter()
+        .any(|w| q.contains(w))
+}
+
+/// Weight of a question term: bare numbers ("ROS 2", "step 3") say little about the topic.
+fn term_weight(t: &str) -> f32 {
+    if t.chars().all(|c| c.is_ascii_digit()) {
+        0.3
+    } else {
+        1.0
+    }
+}
+
+/// Weighted share of `question_terms` found in `text` (0–1; 0 when the question has no topic term).
+pub fn term_share(question_terms: &[String], text: &str) -> f32 {
+    let total: f32 = question_terms.iter().map(|t| term_weight(t)).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let have = terms(text);
+    let hits: f32 = question_terms
+        .iter()
+        .filter(|t| have.contains(t))
+        .map(|t| term_weight(t))
+        .sum();
+    hits / total
+}
+
+/// Whether the question asks what something is ("What is a URDF file?").
+fn asks_definition(question: &str) -> bool {
+    let q = question.trim().to_lowercase();
+    [
+        "what is",
+        "what are",
+        "what's",
+        "whats",
+        "define",
+        "what does",
+        "meaning of",
+    ]
+    .iter()
+    .any(|o| q.starts_with(o))
+}
+
+/// A sentence that defines one of the question's terms: the term within its first words, then
+/// "is", "are", "means" or "refers".
+fn defines(sentence: &str, question_terms: &[String]) -> bool {
+    let words: Vec<String> = sentence
+        .split_whitespace()
+        .take(8)
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let Some(verb) = words
+        .iter()
+        .position(|w| matches!(w.as_str(), "is" | "are" | "means" | "refers" | "describes"))
+    else {
+        return false;
+    };
+    words[..verb]
+        .iter()
+        .any(|w| question_terms.contains(&crate::text::stem(w)))
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> Option<f32> {
+    if a.len() != b.len() || a.is_empty() {
+        return None;
+    }
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let c = dot / (na * nb);
+    c.is_finite().then_some(c)
+}
+
+/// Chooses the quotes for `question` from ranked `sources`. `embed` compares meanings when the
+/// encoder is available; `question_vector` is the question's embedding (computed once by the
+/// search). The result is in reading order: by source rank, then position in the section.
+pub fn choose(
+    question: &str,
+    sources: &[Source],
+    question_vector: Option<&[f32]>,
+    embed: Option<Embed>,
+) -> Vec<Quote> {
+    let q_terms = terms(question);
+    let how_to = asks_how_to(question);
+    let definition = asks_definition(question);
+    let mut prose: Vec<Cand> = Vec::new();
+    let mut code: Vec<Cand> = Vec::new();
+    for (si, src) in sources.iter().enumerate().take(MAX_SOURCES) {
+        let ps = passages(&src.text);
+        for (order, p) in ps.iter().enumerate() {
+            let lexical = match (&p.kind, p.intro) {
+                (Kind::Code { .. }, Some(i)) => {
+                    let intro = ps.get(i).map_or("", |x| x.text.as_str());
+                    term_share(&q_terms, &format!("{intro}\n{}", p.text))
+                }
+                _ => {
+                    let bonus = if definition && defines(&p.text, &q_terms) {
+                        0.3
+                    } else {
+                        0.0
+                    };
+                    term_share(&q_terms, &p.text) + bonus
+                }
+            };
+            let c = Cand {
+                source: si,
+                order,
+                passage: p.clone(),
+                lexical,
+                meaning: None,
+            };
+            match p.kind {
+                Kind::Prose => prose.push(c),
+                Kind::Code { .. } => code.push(c),
+            }
+        }
+    }
+    // Meaning: embed the most promising sentences (by terms and position) of each source.
+    if let (Some(qv), Some(embed)) = (question_vector, embed) {
+        let mut pre: Vec<usize> = (0..prose.len()).collect();
+        pre.sort_by(|&a, &b| prose[b].score().total_cmp(&prose[a].score()));
+        let per_source = MAX_EMBEDDED / sources.len().clamp(1, MAX_SOURCES);
+        let mut taken = [0usize; MAX_SOURCES];
+        for i in pre {
+            let s = prose[i].source;
+            if taken[s] >= per_source.max(1) {
+                continue;
+            }
+            taken[s] += 1;
+            prose[i].meaning = embed(&prose[i].passage.text).and_then(|v| cosine(qv, &v));
+        }
+        // Sentences not embedded compete on a comparable scale: a low assumed meaning.
+        for c in prose.iter_mut().filter(|c| c.meaning.is_none()) {
+            c.meaning = Some(0.1);
+        }
+    }
+    let mut order: Vec<usize> = (0..prose.len()).collect();
+    order.sort_by(|&a, &b| {
+        prose[b]
+            .score()
+            .total_cmp(&prose[a].score())
+            .then(prose[a].source.cmp(&prose[b].source))
+            .then(prose[a].order.cmp(&prose[b].order))
+    });
+    let mut chosen: Vec<&Cand> = Vec::new();
+    if let Some(&first) = order.first() {
+        let best = &prose[first];
+        chosen.push(best);
+        let best_score = best.score();
+        for &i in order.iter().skip(1) {
+            if chosen.len() >= MAX_SENTENCES {
+                break;
+            }
+            let c = &prose[i];
+            let related = match (c.meaning, best.meaning) {
+                (Some(m), Some(bm)) => m >= bm - 0.12 && m >= 0.3,
+                _ => c.lexical > 0.0 && c.lexical >= best.lexical * 0.5,
+            };
+            let per_source = chosen.iter().filter(|x| x.source == c.source).count();
+            if related && c.score() >= best_score * 0.6 && per_source < 2 {
+                chosen.push(c);
+            }
+        }
+    }
+    let mut quotes: Vec<Quote> = chosen
+        .iter()
+        .map(|c| Quote {
+            source: c.source,
+            text: cut_at_word(&c.passage.text, MAX_SENTENCE_CHARS),
+            code: None,
+            score: c.score(),
+        })
+        .collect();
+    // A code block: for how-to questions from the best source that has one, and whenever the
+    // sections have no prose to quote at all (command-only sections).
+    if how_to || quotes.is_empty() {
+        let first_source = chosen.first().map_or(0, |c| c.source);
+        let pick = code
+            .iter()
+            .filter(|c| c.source == first_source || c.lexical > 0.0 || quotes.is_empty())
+            .min_by(|a, b| {
+                a.source
+                    .cmp(&b.source)
+                    .then(b.lexical.total_cmp(&a.lexical))
+                    .then(a.order.cmp(&b.order))
+            });
+        if let Some(c) = pick {
+            if let Kind::Code { lang } = &c.passage.kind {
+                // With a code block, two sentences are enough.
+                if quotes.len() >= MAX_SENTENCES {
+                    quotes.truncate(MAX_SENTENCES - 1);
+                }
+                quotes.push(Quote {
+                    source: c.source,
+                    text: c.passage.text.clone(),
+                    code: Some(lang.clone()),
+                    score: c.score(),
+                });
+            }
+        }
+    }
+    quotes.sort_by_key(|q| q.source);
+    quotes
+}
+
+/// Renders quotes as the answer's Markdown; `number(q)` is the citation number of quote `q`'s source.
+pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize) -> String {
+    let mut md = String::from(EXCERPT_LABEL);
+    md.push_str("\n\n");
+    for q in quotes {
+        let n = number(q.source);
+        match &q.code {
+            None => md.push_str(&format!("> “{}” [{n}]\n\n", escape_md(&q.text))),
+            Some(lang) => {
+                let fence = "`".repeat(longest_backtick_run(&q.text).max(2) + 1);
+                md.push_str(&format!(
+                    "From [{n}]:\n\n{fence}{lang}\n{}\n{fence}\n\n",
+                    q.text
+                ));
+            }
+        }
+    }
+    md.push_str("Follow the sources below for the full explanation.");
+    md
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// Quoted book text is shown literally: Markdown/HTML-significant characters are escaped.
+pub fn escape_md(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(n: u32, text: &str) -> Source {
+        Source {
+            chunk: n,
+            chapter: "C".into(),
+            section: None,
+            url: format!("/c#{n}"),
+            text: text.into(),
+            score: 1.0,
+        }
+    }
+
+    #[test]
+    fn picks_relevant_sentences() {
+        let sources = vec![
+            src(1, "# Nodes\n\nROS 2 has many parts to learn about. A node is a process that performs computation in the graph. Nodes talk over topics.\n```python\nrclpy.init()\n```"),
+            src(2, "Topics are named buses over which nodes exchange messages. Services are request and reply."),
+        ];
+        let q = choose("What is a node in ROS 2?", &sources, None, None);
+        assert_eq!(q[0].source, 0);
+        assert_eq!(
+            q[0].text,
+            "A node is a process that performs computation in the graph."
+        );
+        assert!(q.iter().all(|q| q.code.is_none()), "not a how-to question");
+    }
+
+    #[test]
+    fn how_to_quotes_the_command_block() {
+        let sources = vec![src(
+            1,
+            "The bridge connects Gazebo transport topics to ROS 2.\n\n```bash\nros2 run ros_gz_bridge parameter_bridge /chatter@std_msgs/msg/String@gz.msgs.StringMsg\n```",
+        )];
+        let q = choose(
+            "How do I bridge Gazebo topics to ROS 2?",
+            &sources,
+            None,
+            None,
+        );
+        let code = q.iter().find(|q| q.code.is_some()).expect("code quoted");
+        assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
+        let md = render(&q, |s| s + 1);
+        assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
+    }
+
+    #[test]
+    fn command_only_section_is_quoted() {
+        let sources = vec![src(1, "```bash\nsudo apt install ros-humble-desktop\n```")];
+        let q = choose("ROS desktop packages", &sources, None, None);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q[0].code.as_deref(), Some("bash"));
+    }
+
+    #[test]
+    fn unrelated_sentences_are_not_added() {
+        let sources = vec![
+            src(
+                1,
+                "A URDF file describes the links and joints of a robot in XML.",
+            ),
+            src(
+                2,
+                "The world file lists the models and lights of a simulated scene.",
+            ),
+            src(
+                3,
+                "If the launch fails with an error, check the package path.",
+            ),
+        ];
+        let q = choose("What is a URDF file?", &sources, None, None);
+        assert_eq!(q.len(), 1, "{q:?}");
+    }
+
+    #[test]
+    fn meaning_picks_the_paraphrase() {
+        let sources = vec![src(
+            1,
+            "The robot has many parts to learn about. Balance is kept by reading the inertial sensor in the torso.",
+        )];
+        let embed = |s: &str| -> Option<Vec<f32>> {
+            Some(if s.contains("inertial") {
+                vec![1.0, 0.0]
+            } else {
+                vec![0.0, 1.0]
+            })
+        };
+        let q = choose(
+            "which sensors keep a humanoid upright",
+            &sources,
+            Some(&[1.0, 0.0]),
+            Some(&embed),
+        );
+        assert!(q[0].text.contains("inertial"), "{q:?}");
+    }
+
+    #[test]
+    fn quoted_text_cannot_inject_markup() {
+        let sources = vec![src(
+            1,
+            "The robot <img src=x onerror=alert(1)> moves its arm [9] quickly.",
+        )];
+        let q = choose("robot arm", &sources, None, None);
+        let md = render(&q, |s| s + 1);
+        assert!(md.contains("\\<img"), "{md}");
+        assert!(md.contains("\\[9\\]"));
+    }
+
+    #[test]
+    fn code_fence_is_longer_than_backticks_inside() {
+        let q = Quote {
+            source: 0,
+            text: "echo ```".into(),
+            code: Some(String::new()),
+            score: 1.0,
+        };
+        assert!(render(&[q], |_| 1).contains("````\necho ```\n````"));
+    }
+
+    #[test]
+    fn nothing_to_quote() {
+        assert!(choose("x", &[], None, None).is_empty());
+    }
+}

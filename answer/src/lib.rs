@@ -1,0 +1,250 @@
+//! The answer core: what a reader sees for a question when no LLM writes the answer (every static
+//! book's default), and the parts of an LLM answer that do not come from the LLM (confidence,
+//! follow-ups). The chat widget and `index-builder answer` both call [`compose`], so the CLI prints
+//! exactly what the widget shows. Pure Rust: compiles natively and to wasm32.
+//!
+//! Path of a question: the search (`book_retrieval::Index::search`) → [`found::collect`] (sources
+//! with texts, related sections) → [`compose`] (refusal, or quotes from [`extractive`], numbered
+//! sources, [`confidence`], follow-ups from [`suggest`]).
+#![warn(missing_docs)]
+
+pub mod confidence;
+pub mod extractive;
+pub mod found;
+pub mod passage;
+pub mod source;
+pub mod suggest;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+pub mod text;
+
+pub use confidence::Confidence;
+pub use extractive::{Embed, Quote};
+pub use found::Found;
+pub use source::{Source, SourceRef};
+
+/// The text of a refusal when nearby sections are listed under it.
+pub const REFUSAL: &str = "The book does not cover this, so I can't answer it from the book. The nearest sections are listed below in case they help.";
+/// The text of a refusal when the search found nothing at all (nothing is listed).
+pub const REFUSAL_NOTHING: &str =
+    "The book does not cover this, so I can't answer it from the book.";
+/// Sections listed under a refusal.
+pub const REFUSAL_SOURCES: usize = 3;
+/// Sources listed when nothing could be quoted.
+pub const UNQUOTED_SOURCES: usize = 3;
+
+/// An answer as the reader sees it (without an LLM).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The book does not cover the question.
+    pub refused: bool,
+    /// The answer text (Markdown with `[n]` citations numbered like `sources`).
+    pub markdown: String,
+    /// The quotes, each citing `sources[quote.source]`.
+    pub quotes: Vec<Quote>,
+    /// The sources listed under the answer, numbered from 1 in this order. Never empty unless the
+    /// search found nothing at all (then the answer is a refusal).
+    pub sources: Vec<Source>,
+    /// `None` for refusals.
+    pub confidence: Option<Confidence>,
+    /// Follow-up questions.
+    pub suggestions: Vec<String>,
+}
+
+/// Builds the answer to `question` from what the search `found`. `embed` is given once the encoder
+/// has loaded (with `found.vector`, quotes are then chosen by meaning).
+pub fn compose(question: &str, found: &Found, embed: Option<Embed>) -> Answer {
+    if found.refused || found.sources.is_empty() {
+        let sources: Vec<Source> = found
+            .sources
+            .iter()
+            .take(REFUSAL_SOURCES)
+            .cloned()
+            .collect();
+        return Answer {
+            refused: true,
+            markdown: if sources.is_empty() {
+                REFUSAL_NOTHING
+            } else {
+                REFUSAL
+            }
+            .to_string(),
+            quotes: Vec::new(),
+            sources,
+            confidence: None,
+            suggestions: Vec::new(),
+        };
+    }
+    let chosen = extractive::choose(question, &found.sources, found.vector.as_deref(), embed);
+    // Sources are numbered in the order the answer first quotes them: the list under the answer
+    // is 1, 2, 3… with no gaps.
+    let mut order: Vec<usize> = Vec::new();
+    for q in &chosen {
+        if !order.contains(&q.source) {
+            order.push(q.source);
+        }
+    }
+    let (markdown, sources, quotes) = if chosen.is_empty() {
+        let sources: Vec<Source> = found
+            .sources
+            .iter()
+            .take(UNQUOTED_SOURCES)
+            .cloned()
+            .collect();
+        (unquoted_markdown(sources.len()), sources, Vec::new())
+    } else {
+        let number = |s: usize| order.iter().position(|&o| o == s).map_or(1, |p| p + 1);
+        let md = extractive::render(&chosen, number);
+        let quotes: Vec<Quote> = chosen
+            .into_iter()
+            .map(|q| Quote {
+                source: number(q.source) - 1,
+                ..q
+            })
+            .collect();
+        let sources = order.iter().map(|&i| found.sources[i].clone()).collect();
+        (md, sources, quotes)
+    };
+    let confidence = confidence::for_excerpts(
+        &signals(question, found, &sources, &quotes),
+        &confidence::ExcerptCutoffs::default(),
+    );
+    let quoted: Vec<&str> = sources.iter().map(|s| s.url.as_str()).collect();
+    Answer {
+        refused: false,
+        suggestions: suggest::suggestions(question, &found.related, &quoted),
+        markdown,
+        quotes,
+        sources,
+        confidence: Some(confidence),
+    }
+}
+
+/// The text when no sentence could be quoted: it cites every listed source, so the list shows.
+fn unquoted_markdown(n: usize) -> String {
+    let cites: Vec<String> = (1..=n).map(|i| format!("[{i}]")).collect();
+    format!(
+        "I found sections that look related but no passage to quote; read them for the answer: {}.",
+        cites.join(", ")
+    )
+}
+
+/// The confidence signals of an excerpt answer.
+pub fn signals(
+    question: &str,
+    found: &Found,
+    shown: &[Source],
+    quotes: &[Quote],
+) -> confidence::ExcerptSignals {
+    let top = found
+        .sources
+        .iter()
+        .map(|s| s.score)
+        .filter(|s| s.is_finite())
+        .fold(f32::NEG_INFINITY, f32::max);
+    let margin = if found.threshold > 0.0 {
+        top / found.threshold
+    } else {
+        1.0 + top.max(0.0)
+    };
+    let first = quotes.first().and_then(|q| shown.get(q.source));
+    let q_terms = text::terms(question);
+    let covered = first.map_or(0.0, |s| {
+        let heading = s.section.as_deref().unwrap_or("");
+        extractive::term_share(&q_terms, &format!("{} {heading} {}", s.chapter, s.text))
+    });
+    confidence::ExcerptSignals {
+        margin,
+        support: found
+            .sources
+            .iter()
+            .filter(|s| s.score >= found.threshold)
+            .count(),
+        covered,
+        from_top: first.is_some_and(|s| found.sources.first().is_some_and(|t| t.chunk == s.chunk)),
+        quoted: !quotes.is_empty(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use book_retrieval::SearchRequest;
+
+    fn ask(q: &str) -> Answer {
+        let (index, texts) = testing::robot_book();
+        let res = index.search(&SearchRequest::new(q, None));
+        compose(q, &found::collect(&index, &texts, &res, None), None)
+    }
+
+    #[test]
+    fn off_topic_is_refused_with_nearest_sections() {
+        let a = ask("best pizza dough recipe");
+        assert!(a.refused, "{a:?}");
+        assert!(a.quotes.is_empty() && a.confidence.is_none());
+    }
+
+    #[test]
+    fn answer_quotes_and_lists_its_sources_numbered_from_one() {
+        let a = ask("What is a URDF file?");
+        assert!(!a.refused);
+        assert_eq!(a.quotes.len(), 1, "{a:?}");
+        assert_eq!(a.sources.len(), 1);
+        assert!(a.markdown.contains("[1]") && !a.markdown.contains("[2]"));
+        for s in &a.suggestions {
+            assert!(s.ends_with('?'), "{s}");
+        }
+    }
+
+    #[test]
+    fn command_answer_is_a_code_block_with_sources() {
+        let a = ask("How do I bridge Gazebo topics to ROS 2?");
+        assert!(!a.refused);
+        assert!(
+            a.markdown.contains("```bash\nros2 run ros_gz_bridge"),
+            "{}",
+            a.markdown
+        );
+        assert!(!a.sources.is_empty());
+    }
+
+    #[test]
+    fn never_a_dead_end() {
+        // Sections with nothing quotable: the answer still lists (and cites) them.
+        let (index, texts) = testing::tiny_index(&[(
+            "Widgets",
+            Some("Widget table"),
+            "/docs/w",
+            Some("t"),
+            "Widget | Size | Colour\nsprocket | 3 | red",
+        )]);
+        let res = index.search(&SearchRequest::new("widget sprocket size", None));
+        let a = compose(
+            "widget sprocket size",
+            &found::collect(&index, &texts, &res, None),
+            None,
+        );
+        assert!(!a.refused);
+        assert_eq!(a.sources.len(), 1);
+        assert!(a.markdown.contains("[1]"), "{}", a.markdown);
+        // No sources: never an answer pointing at a list that is not there.
+        for refused in [false, true] {
+            let empty = Found {
+                refused,
+                ..Found::default()
+            };
+            let a = compose("anything", &empty, None);
+            assert!(a.sources.is_empty());
+            assert!(!a.markdown.contains("below"), "{}", a.markdown);
+            assert!(!a.markdown.contains("sources"), "{}", a.markdown);
+        }
+    }
+
+    #[test]
+    fn follow_ups_come_from_related_sections() {
+        let a = ask("What is a ROS node?");
+        assert!(!a.suggestions.is_empty(), "{a:?}");
+        assert!(a.suggestions.iter().all(|s| s.ends_with('?')));
+        assert!(!a.suggestions.iter().any(|s| s.contains("Nodes")));
+    }
+}

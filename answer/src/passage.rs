@@ -1,0 +1,322 @@
+//! Splits a chunk's text into the passages an excerpt may quote: prose sentences and code blocks.
+//! What is not prose a reader would quote is dropped here: headings, table rows, MDX/JSX lines,
+//! admonition markers, short list items (tables of contents, heading lists, navigation) and
+//! numbering left over from headings such as `2.1.3.`.
+
+/// What a passage is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// One sentence of prose (or one list item that reads as a sentence).
+    Prose,
+    /// A fenced code or command block; `lang` is the fence's info string (may be empty).
+    Code {
+        /// The fence's language tag.
+        lang: String,
+    },
+}
+
+/// A quotable piece of a chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Passage {
+    /// Prose or code.
+    pub kind: Kind,
+    /// The sentence, or the code without its fences.
+    pub text: String,
+    /// For code: the index (in the same list) of the prose sentence just before it, which usually
+    /// says what the code does.
+    pub intro: Option<usize>,
+}
+
+/// Longest code block quoted, in lines; longer blocks are cut with a `…` line.
+pub const MAX_CODE_LINES: usize = 14;
+/// Shortest prose sentence quoted, in words.
+const MIN_WORDS: usize = 5;
+/// Longest prose sentence considered, in words (longer runs are lists glued together).
+const MAX_WORDS: usize = 90;
+
+/// The passages of `text`, in order.
+pub fn passages(text: &str) -> Vec<Passage> {
+    let mut out: Vec<Passage> = Vec::new();
+    let mut para = String::new();
+    let mut code: Option<(String, Vec<&str>)> = None;
+    let flush = |para: &mut String, out: &mut Vec<Passage>| {
+        for s in sentences(para) {
+            if is_quotable(&s) {
+                out.push(Passage {
+                    kind: Kind::Prose,
+                    text: s,
+                    intro: None,
+                });
+            }
+        }
+        para.clear();
+    };
+    for line in text.lines() {
+        let t = line.trim();
+        let fence = t.starts_with("```") || t.starts_with("~~~");
+        if let Some((lang, lines)) = code.as_mut() {
+            if fence {
+                let body = lines.join("\n");
+                if !body.trim().is_empty() {
+                    let intro = out
+                        .iter()
+                        .rposition(|p| p.kind == Kind::Prose)
+                        .filter(|&i| i + 1 == out.len());
+                    out.push(Passage {
+                        kind: Kind::Code {
+                            lang: std::mem::take(lang),
+                        },
+                        text: cut_code(&body),
+                        intro,
+                    });
+                }
+                code = None;
+            } else {
+                lines.push(line);
+            }
+            continue;
+        }
+        if fence {
+            flush(&mut para, &mut out);
+            let lang: String = t
+                .trim_start_matches(['`', '~'])
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+'))
+                .collect();
+            code = Some((lang, Vec::new()));
+            continue;
+        }
+        if t.is_empty() || is_markup_line(t) {
+            flush(&mut para, &mut out);
+            continue;
+        }
+        let item = strip_list_marker(t);
+        if item.len() != t.len() {
+            // A list item is its own block: items never run together into one "sentence".
+            flush(&mut para, &mut out);
+            let item = strip_numbering(item);
+            if item.split_whitespace().count() >= 8 || ends_sentence(item) {
+                para.push_str(item);
+                flush(&mut para, &mut out);
+            }
+            continue;
+        }
+        para.push_str(strip_numbering(t));
+        para.push(' ');
+    }
+    flush(&mut para, &mut out);
+    out
+}
+
+/// Headings, tables, admonition fences, MDX import/export and JSX lines, HTML comments.
+fn is_markup_line(t: &str) -> bool {
+    t.starts_with('#')
+        || t.starts_with('|')
+        // The index builder writes table rows as `cell | cell | cell`.
+        || t.contains(" | ")
+        || t.starts_with(":::")
+        || t.starts_with('<')
+        || t.starts_with("import ")
+        || t.starts_with("export ")
+        || t.starts_with("---")
+}
+
+/// `- item`, `* item`, `+ item`, `1. item`, `1) item`, `> quote` → the item text.
+fn strip_list_marker(t: &str) -> &str {
+    if let Some(rest) = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| t.strip_prefix("+ "))
+        .or_else(|| t.strip_prefix("> "))
+    {
+        return rest.trim_start();
+    }
+    let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 && digits < 4 {
+        let rest = &t[digits..];
+        if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return r.trim_start();
+        }
+    }
+    t
+}
+
+/// Drops heading numbering such as `2.1.3.` or `1.4` at the start of a line.
+fn strip_numbering(t: &str) -> &str {
+    let n = t
+        .char_indices()
+        .take_while(|(_, c)| c.is_ascii_digit() || *c == '.')
+        .last()
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    if n > 0 && t[..n].contains('.') && t[n..].starts_with(' ') {
+        t[n..].trim_start()
+    } else {
+        t
+    }
+}
+
+fn ends_sentence(s: &str) -> bool {
+    s.trim_end().ends_with(['.', '!', '?', ':'])
+}
+
+/// Sentences of a paragraph: split after `.`, `!` or `?` followed by a space and a capital, digit
+/// or quote (so "e.g. the" and "v1.2" stay whole).
+fn sentences(para: &str) -> Vec<String> {
+    let chars: Vec<(usize, char)> = para.char_indices().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        if !matches!(c, '.' | '!' | '?') {
+            continue;
+        }
+        let space = chars.get(k + 1).is_none_or(|&(_, n)| n == ' ');
+        let next_starts = chars
+            .get(k + 2)
+            .is_none_or(|&(_, n)| n.is_uppercase() || n.is_ascii_digit() || "\"“'`*(".contains(n));
+        if space && next_starts {
+            let s = para[start..i + c.len_utf8()].trim();
+            if !s.is_empty() {
+                out.push(s.to_string());
+            }
+            start = i + c.len_utf8();
+        }
+    }
+    let s = para[start..].trim();
+    if !s.is_empty() {
+        out.push(s.to_string());
+    }
+    out
+}
+
+/// Whether a sentence reads as prose: long enough, with function words, not a run of capitalised
+/// titles, numbers or navigation symbols.
+fn is_quotable(s: &str) -> bool {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    if words.len() < MIN_WORDS || words.len() > MAX_WORDS {
+        return false;
+    }
+    let lower: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let function_words = lower
+        .iter()
+        .filter(|w| book_retrieval::analyzer::is_stop_word(w))
+        .count();
+    if function_words == 0 {
+        return false;
+    }
+    let capitalised = words
+        .iter()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .count();
+    if capitalised * 10 > words.len() * 6 {
+        return false;
+    }
+    let visible: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+    let letters = visible.iter().filter(|c| c.is_alphabetic()).count();
+    if letters * 10 < visible.len() * 6 {
+        return false;
+    }
+    const NAV: &[&str] = &["→", "«", "»", "Edit this page", "Next ", "Previous "];
+    if NAV.iter().any(|n| s.contains(n)) || has_heading_numbering(s) {
+        return false;
+    }
+    true
+}
+
+/// `.1.4.` or `2.1.3.` inside a sentence: the remains of a numbered heading list.
+fn has_heading_numbering(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.windows(4).any(|w| {
+        w[0] == b'.'
+            && w[1].is_ascii_digit()
+            && w[2] == b'.'
+            && (w[3] == b' ' || w[3].is_ascii_digit())
+    }) || s.contains(" .")
+}
+
+/// Keeps at most [`MAX_CODE_LINES`] lines of a code block.
+fn cut_code(body: &str) -> String {
+    let lines: Vec<&str> = body.lines().collect();
+    if lines.len() <= MAX_CODE_LINES {
+        return body.trim_end().to_string();
+    }
+    let mut s = lines[..MAX_CODE_LINES].join("\n");
+    s.push_str("\n…");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prose(text: &str) -> Vec<String> {
+        passages(text)
+            .into_iter()
+            .filter(|p| p.kind == Kind::Prose)
+            .map(|p| p.text)
+            .collect()
+    }
+
+    #[test]
+    fn sentence_splitting() {
+        assert_eq!(
+            prose("1. First step is to install it.\n2. Second step runs the demo now.\n| a | b |\nVersion 2.0 is out today for you. Done!"),
+            [
+                "First step is to install it.",
+                "Second step runs the demo now.",
+                "Version 2.0 is out today for you."
+            ]
+        );
+        assert_eq!(
+            prose("Use a launch file, e.g. the one below, to start all nodes at once."),
+            ["Use a launch file, e.g. the one below, to start all nodes at once."]
+        );
+    }
+
+    #[test]
+    fn table_rows_are_not_sentences() {
+        let text = "Question | Topic | Service | Action\nContinuous data stream? | yes | no | no\nTopics stream data between many nodes.";
+        assert_eq!(prose(text), ["Topics stream data between many nodes."]);
+    }
+
+    #[test]
+    fn heading_lists_and_navigation_are_dropped() {
+        let text = "- 2.1.3. Whole-Body Control for Balancing and Disturbance Rejection\n- 2.1.4. Sensors for Humanoid Robots\n\nWhole-Body Control for Balancing and Disturbance Rejection .1.4. Sensors\n\nIMUs measure the angular velocity of the torso so the controller can keep the robot upright.\n\n[Previous](/a) → Next chapter";
+        assert_eq!(
+            prose(text),
+            ["IMUs measure the angular velocity of the torso so the controller can keep the robot upright."]
+        );
+    }
+
+    #[test]
+    fn code_blocks_carry_their_intro() {
+        let text = "Run the bridge with the following command.\n\n```bash\nros2 run ros_gz_bridge parameter_bridge /clock@rosgraph_msgs/msg/Clock[gz.msgs.Clock\n```";
+        let ps = passages(text);
+        assert_eq!(ps.len(), 2);
+        assert_eq!(
+            ps[1].kind,
+            Kind::Code {
+                lang: "bash".into()
+            }
+        );
+        assert!(ps[1].text.starts_with("ros2 run ros_gz_bridge"));
+        assert_eq!(ps[1].intro, Some(0));
+    }
+
+    #[test]
+    fn long_code_is_cut() {
+        let body: Vec<String> = (0..40).map(|i| format!("line {i}")).collect();
+        let text = format!("```\n{}\n```", body.join("\n"));
+        let ps = passages(&text);
+        assert_eq!(ps[0].text.lines().count(), MAX_CODE_LINES + 1);
+        assert!(ps[0].text.ends_with('…'));
+    }
+}

@@ -1,0 +1,78 @@
+//! Word-level helpers for follow-up rewriting, quote choice and suggestions. Stop words and stems
+//! are the retrieval core's (`book_retrieval::analyzer`), so "what the question is about" means
+//! the same thing to the search and to the answer.
+
+use book_retrieval::analyzer;
+
+/// Words that phrase a request ("give me an example", "show", "the book says") but carry no topic;
+/// on top of the analyzer's stop words.
+const REQUEST_WORDS: &[&str] = &[
+    "again", "because", "example", "examples", "give", "mean", "means", "now", "show", "book",
+    "say", "says", "itself",
+];
+
+/// Whether `w` (lowercase) is a function or request word.
+pub fn is_stopword(w: &str) -> bool {
+    analyzer::is_stop_word(w) || REQUEST_WORDS.contains(&w)
+}
+
+/// Lowercase word tokens: letters, digits, and inner `-`/`_`/`.` kept (e.g. `ros2`, `rclpy`, `cmd_vel`).
+pub fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .map(|w| {
+            w.trim_matches(|c: char| c == '-' || c == '.' || c == '_')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Topic words of `s`: tokens minus stop words and one-letter tokens, first occurrence order, no repeats.
+pub fn content_words(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words(s) {
+        if w.chars().count() > 1 && !is_stopword(&w) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// The stemmed topic terms of `s` as BM25 sees them (request words dropped too), no repeats.
+pub fn terms(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in analyzer::analyze(s) {
+        if !REQUEST_WORDS.iter().any(|r| analyzer::stem(r) == t) && !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The analyzer's stem of one lowercase word.
+pub fn stem(w: &str) -> String {
+    analyzer::stem(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokenizes_technical_words() {
+        assert_eq!(
+            words("What is ROS 2's cmd_vel topic?"),
+            ["what", "is", "ros", "2", "s", "cmd_vel", "topic"]
+        );
+        assert_eq!(
+            content_words("What is the cmd_vel topic in ROS?"),
+            ["cmd_vel", "topic", "ros"]
+        );
+    }
+
+    #[test]
+    fn terms_are_the_analyzers() {
+        assert_eq!(terms("Show me examples of robots"), ["robot"]);
+        assert_eq!(stem("robots"), stem("robot"));
+    }
+}
