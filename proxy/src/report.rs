@@ -108,7 +108,11 @@ mod tests {
     fn add(store: &FeedbackStore, rating: &str, refused: bool, q: &str) {
         let row = store
             .to_row(FeedbackRequest {
-                rating: rating.into(),
+                rating: match rating {
+                    "up" => book_prompt::Rating::Up,
+                    "down" => book_prompt::Rating::Down,
+                    _ => book_prompt::Rating::None,
+                },
                 session_id: None,
                 question: Some(q.into()),
                 answer_excerpt: None,
