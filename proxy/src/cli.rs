@@ -187,6 +187,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PROXY_BUDGET_TOKENS_PER_DAY", value_name = "N")]
     pub budget_tokens_per_day: Option<u64>,
 
+    /// Bearer token that opens GET /api/report (HTML, or ?format=json). Unset: the endpoint does
+    /// not exist. Use the environment variable; never logged.
+    #[arg(long, env = "PROXY_REPORT_TOKEN", hide_env_values = true, value_name = "TOKEN", value_parser = parse_key)]
+    pub report_token: Option<SecretArg>,
+
     /// How often index manifests on disk are checked for a rebuilt book (modification time).
     #[arg(long, env = "PROXY_BOOK_RELOAD_INTERVAL", default_value = "10s", value_name = "DURATION", value_parser = parse_duration)]
     pub book_reload_interval: Duration,
@@ -343,6 +348,7 @@ impl ServeArgs {
                 tokens_per_day: self.budget_tokens_per_day,
             },
             trusted_proxies: TrustedProxies::parse(&self.trusted_proxies).map_err(ConfigError)?,
+            report_token: self.report_token.and_then(|k| k.0),
         })
     }
 }

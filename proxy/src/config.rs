@@ -131,6 +131,8 @@ pub struct Config {
     pub budget: crate::budget::BudgetConfig,
     /// Reverse proxies trusted to name the client in `Forwarded` / `X-Forwarded-For`.
     pub trusted_proxies: crate::client_ip::TrustedProxies,
+    /// Bearer token for `GET /api/report` (redacted in `Debug`); unset: no report endpoint.
+    pub report_token: Option<ApiKey>,
 }
 
 impl Default for Config {
@@ -161,6 +163,7 @@ impl Default for Config {
             book_reload_interval: Duration::from_secs(10),
             budget: crate::budget::BudgetConfig::default(),
             trusted_proxies: crate::client_ip::TrustedProxies::default(),
+            report_token: None,
         }
     }
 }

@@ -171,6 +171,12 @@ impl FeedbackStore {
         })
     }
 
+    /// The report's figures, read through this store's connection.
+    pub fn report(&self, limit: u32) -> Result<crate::report::ReportData, StoreError> {
+        let conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        crate::report::collect(&conn, limit)
+    }
+
     /// Stores one row; returns its id. Blocking: call from `spawn_blocking`.
     pub fn insert(&self, row: &Row) -> Result<i64, StoreError> {
         let conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;

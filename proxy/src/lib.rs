@@ -73,6 +73,8 @@ pub struct AppState {
     pub budget: Arc<budget::Budget>,
     /// Reverse proxies whose forwarding headers name the client.
     pub trusted_proxies: client_ip::TrustedProxies,
+    /// The bearer token of `GET /api/report`; `None`: the endpoint does not exist.
+    pub report_token: Option<String>,
 }
 
 /// Why the server could not start or run.
@@ -128,6 +130,7 @@ pub async fn build_state(
         guard: guard::Guard::new(books),
         budget: Arc::new(budget::Budget::new(config.budget)),
         trusted_proxies: config.trusted_proxies.clone(),
+        report_token: config.report_token.as_ref().map(|t| t.expose().to_string()),
     })
 }
 
@@ -165,6 +168,7 @@ pub fn router(config: &Config, state: Arc<AppState>) -> Router {
         .route("/chat", post(chat::chat))
         .route("/feedback", post(feedback::feedback))
         .route("/health", get(health))
+        .route("/report", get(report::http::report))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
         .with_state(state)

@@ -278,3 +278,73 @@ async fn refused_and_invalid_requests_store_nothing() {
     assert!(!String::from_utf8_lossy(&all).contains("secret question text"));
     assert!(!String::from_utf8_lossy(&all).contains("sonnet"));
 }
+
+#[tokio::test]
+async fn report_needs_the_operators_token() {
+    let stub = stub(Scenario::Ok, Duration::ZERO).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config_for(&stub.base_url());
+    cfg.db = Some(dir.path().join("fb.sqlite"));
+    cfg.store_questions = true;
+
+    // Without PROXY_REPORT_TOKEN the endpoint does not exist.
+    let proxy = start(cfg.clone()).await;
+    let resp = within(client().get(proxy.url("/api/report")).send())
+        .await
+        .unwrap();
+    expect_error(resp, 404, "not_found").await;
+    proxy.stop().await;
+
+    cfg.report_token = proxy::config::ApiKey::new("report-token-123");
+    let proxy = start(cfg).await;
+    let fb = json!({"rating": "none", "refused": true, "question": "How do I fly?", "cited_urls": ["/docs/nodes"]});
+    assert!(post_json(&proxy, "/api/feedback", &fb)
+        .await
+        .status()
+        .is_success());
+    let get = |auth: Option<&'static str>, path: &'static str| {
+        let mut req = client().get(proxy.url(path));
+        if let Some(a) = auth {
+            req = req.header("authorization", a);
+        }
+        within(req.send())
+    };
+    expect_error(get(None, "/api/report").await.unwrap(), 401, "unauthorized").await;
+    expect_error(
+        get(Some("Bearer wrong-token-12"), "/api/report")
+            .await
+            .unwrap(),
+        401,
+        "unauthorized",
+    )
+    .await;
+    expect_error(
+        get(Some("Bearer report-token-12"), "/api/report")
+            .await
+            .unwrap(),
+        401,
+        "unauthorized",
+    )
+    .await;
+    let html = get(Some("Bearer report-token-123"), "/api/report")
+        .await
+        .unwrap();
+    assert_eq!(html.status(), 200);
+    let html = text(html).await;
+    assert!(
+        html.contains("<svg") && html.contains("How do I fly?"),
+        "{html}"
+    );
+    let json: Value = serde_json::from_str(
+        &text(
+            get(Some("Bearer report-token-123"), "/api/report?format=json")
+                .await
+                .unwrap(),
+        )
+        .await,
+    )
+    .unwrap();
+    assert_eq!(json["refused"], 1);
+    assert_eq!(json["most_refused"][0]["sources"][0], "/docs/nodes");
+    proxy.stop().await;
+}
