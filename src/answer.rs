@@ -95,7 +95,7 @@ pub fn plan(
         .filter_map(|&i| found.sources.get(i).cloned())
         .collect();
     Plan::Llm(LlmPlan {
-        body: chat_request_body(&prompt, session_id),
+        body: chat_request_body(&prompt, session_id, retriever.content_id()),
         sources,
         query,
         threshold: found.threshold,

@@ -37,6 +37,11 @@ pub trait Retriever {
     /// from then on searches are hybrid. A vector of the wrong size or with NaN is ignored by the
     /// search (BM25 alone answers), so a broken encoder can never break answering.
     fn attach_encoder(&self, _encode: QuestionEncoder) {}
+    /// The loaded manifest's `content_hash`, sent with chat requests so the proxy can tell a page
+    /// older than the book it serves (409 `book_updated`).
+    fn content_id(&self) -> Option<&str> {
+        None
+    }
     /// Whether questions are embedded (hybrid search) rather than matched by BM25 alone.
     fn has_encoder(&self) -> bool {
         false
@@ -145,10 +150,9 @@ pub fn from_assets(
         let list: Vec<book_retrieval::Chunk> =
             serde_json::from_slice(chunks).map_err(|e| LoadError::Chunks(e.to_string()))?;
         let items = list.into_iter().map(|c| (c.meta, c.text)).collect();
-        return Ok(Box::new(MemoryRetriever::new(
-            items,
-            manifest.threshold.unwrap_or(1.0),
-        )));
+        let mut memory = MemoryRetriever::new(items, manifest.threshold.unwrap_or(1.0));
+        memory.content_id = Some(manifest.content_hash.clone());
+        return Ok(Box::new(memory));
     }
     let index = book_retrieval::Index::from_bytes(index, None)
         .map_err(|e| LoadError::Index(e.to_string()))?;
@@ -163,20 +167,28 @@ pub struct BookIndex {
     index: book_retrieval::Index,
     texts: book_retrieval::ChunkTexts,
     encoder: std::cell::RefCell<Option<QuestionEncoder>>,
+    content_id: String,
 }
 
 impl BookIndex {
     /// The retriever over a loaded index and its chunk texts (BM25 until an encoder is attached).
     pub fn new(index: book_retrieval::Index, texts: book_retrieval::ChunkTexts) -> Self {
+        // The manifest's content hash is the index's: the proxy compares it to spot a stale page.
+        let content_id = index.content_hash.clone();
         Self {
             index,
             texts,
             encoder: std::cell::RefCell::new(None),
+            content_id,
         }
     }
 }
 
 impl Retriever for BookIndex {
+    fn content_id(&self) -> Option<&str> {
+        Some(&self.content_id)
+    }
+
     fn attach_encoder(&self, encode: QuestionEncoder) {
         *self.encoder.borrow_mut() = Some(encode);
     }
@@ -208,16 +220,26 @@ impl Retriever for BookIndex {
 pub struct MemoryRetriever {
     chunks: Vec<(ChunkMeta, String)>,
     threshold: f32,
+    /// The manifest's `content_hash` when loaded from assets.
+    pub content_id: Option<String>,
 }
 
 impl MemoryRetriever {
     /// A retriever over `chunks`; scores below `threshold` count as not relevant.
     pub fn new(chunks: Vec<(ChunkMeta, String)>, threshold: f32) -> Self {
-        Self { chunks, threshold }
+        Self {
+            chunks,
+            threshold,
+            content_id: None,
+        }
     }
 }
 
 impl Retriever for MemoryRetriever {
+    fn content_id(&self) -> Option<&str> {
+        self.content_id.as_deref()
+    }
+
     fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved {
         let k = k.clamp(1, MAX_TOP_K);
         let q: Vec<String> = content_words(query).iter().map(|w| stem(w)).collect();

@@ -5,41 +5,23 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, State};
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::config::{Generation, Limits};
+use crate::config::Generation;
 use crate::error::ApiError;
+use crate::guard::{Part, Refusal};
+use crate::upstream::Meter;
 use crate::AppState;
 
-/// Longest accepted `session_id`.
-const MAX_SESSION_ID: usize = 128;
+/// One chat message (the shared contract's type).
+pub use book_prompt::ChatMessage as Message;
+/// What the widget sends (the shared contract's type; unknown fields are refused).
+pub use book_prompt::ChatRequestBody as ChatRequest;
 
-/// What the widget sends. Unknown fields (say, a `model`) are ignored, never forwarded.
-#[derive(Debug, Deserialize)]
-pub struct ChatRequest {
-    /// The conversation, already grounded by the widget.
-    pub messages: Vec<Message>,
-    /// Stream the answer as SSE (the widget's normal mode).
-    #[serde(default)]
-    pub stream: bool,
-    /// The widget's session, checked for size only; not forwarded upstream.
-    #[serde(default)]
-    pub session_id: Option<String>,
-}
-
-/// One chat message.
-#[derive(Debug, Deserialize, Serialize)]
-pub struct Message {
-    /// `user`, `assistant` or `system`.
-    pub role: String,
-    /// Plain text.
-    pub content: String,
-}
-
-/// The body sent upstream: the client's messages with the proxy's own settings.
+/// The body sent upstream: the checked messages with the proxy's own settings.
 #[derive(Debug, Serialize)]
 pub struct UpstreamRequest<'a> {
     /// Always the configured model.
@@ -52,59 +34,51 @@ pub struct UpstreamRequest<'a> {
     pub max_tokens: u32,
     /// The configured temperature.
     pub temperature: f32,
+    /// Asks OpenAI-compatible servers for a final `usage` chunk (token budgets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<StreamOptions>,
 }
 
-impl ChatRequest {
-    /// Parses and checks a body against the limits; every failure is a 400 saying what is wrong.
-    pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Self, ApiError> {
-        let req: ChatRequest = serde_json::from_slice(bytes)
-            .map_err(|e| ApiError::bad_request(format!("invalid request body: {e}")))?;
-        if req.messages.is_empty() {
-            return Err(ApiError::bad_request("messages must not be empty"));
-        }
-        if req.messages.len() > limits.max_messages {
-            return Err(ApiError::bad_request(format!(
-                "too many messages: {} (at most {})",
-                req.messages.len(),
-                limits.max_messages
-            )));
-        }
-        for (i, m) in req.messages.iter().enumerate() {
-            if !matches!(m.role.as_str(), "user" | "assistant" | "system") {
-                return Err(ApiError::bad_request(format!(
-                    "messages[{i}].role must be user, assistant or system"
-                )));
-            }
-            if m.content.chars().count() > limits.max_message_chars {
-                return Err(ApiError::bad_request(format!(
-                    "messages[{i}].content is longer than {} characters",
-                    limits.max_message_chars
-                )));
-            }
-        }
-        if req
-            .session_id
-            .as_ref()
-            .is_some_and(|s| s.chars().count() > MAX_SESSION_ID)
-        {
-            return Err(ApiError::bad_request(format!(
-                "session_id is longer than {MAX_SESSION_ID} characters"
-            )));
-        }
-        Ok(req)
-    }
+/// `stream_options` of the chat-completions API.
+#[derive(Debug, Serialize)]
+pub struct StreamOptions {
+    /// Send a last chunk with token usage.
+    pub include_usage: bool,
+}
 
-    /// The JSON body for the upstream.
-    pub fn upstream_body(&self, model: &str, generation: Generation) -> Vec<u8> {
-        let body = UpstreamRequest {
-            model,
-            messages: &self.messages,
-            stream: self.stream,
-            max_tokens: generation.max_tokens,
-            temperature: generation.temperature,
-        };
-        // Serialising plain strings and numbers cannot fail.
-        serde_json::to_vec(&body).unwrap_or_default()
+/// Parses a body: malformed JSON is `bad_request`; JSON of another shape (unknown fields such as
+/// `model`, unknown roles, non-text content) is `not_book_grounded` with part `body`.
+pub fn parse_request(bytes: &[u8]) -> Result<ChatRequest, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => ApiError::not_book_grounded(
+            Part::Body.as_str(),
+            format!("not the widget's request shape: {e}"),
+        ),
+        _ => ApiError::bad_request(format!("invalid request body: {e}")),
+    })
+}
+
+/// The JSON body for the upstream.
+pub fn upstream_body(req: &ChatRequest, model: &str, generation: Generation) -> Vec<u8> {
+    let body = UpstreamRequest {
+        model,
+        messages: &req.messages,
+        stream: req.stream,
+        max_tokens: generation.max_tokens,
+        temperature: generation.temperature,
+        stream_options: req.stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
+    };
+    // Serialising plain strings and numbers cannot fail.
+    serde_json::to_vec(&body).unwrap_or_default()
+}
+
+/// Maps a guard refusal to its HTTP error.
+pub fn refusal_error(r: Refusal) -> ApiError {
+    match r {
+        Refusal::BookUpdated => ApiError::book_updated(),
+        Refusal::NotGrounded { part, reason } => ApiError::not_book_grounded(part.as_str(), reason),
     }
 }
 
@@ -129,8 +103,9 @@ pub async fn read_body(body: Body, headers: &HeaderMap, limit: usize) -> Result<
     })
 }
 
-/// The handler. Order: no model → 503; rate limit → 429; body and limits → 413/400;
-/// concurrency cap → 503; then the upstream.
+/// The handler. Order: no model → 503; per-client rate limit (client address per
+/// `--trusted-proxies`) → 429; body → 413/400; book guard → 400/409; global budget → 429/503;
+/// concurrency cap → 503; then the upstream. Nothing refused reaches the upstream.
 pub async fn chat(
     State(state): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -140,20 +115,45 @@ pub async fn chat(
     let Some(upstream) = &state.upstream else {
         return Err(ApiError::no_upstream());
     };
+    let client = state.trusted_proxies.client_ip(peer.ip(), &headers);
     state
         .limiter
-        .check(peer.ip())
+        .check(client)
         .map_err(ApiError::rate_limited)?;
     let bytes = read_body(body, &headers, state.limits.max_body_bytes).await?;
-    let req = ChatRequest::parse(&bytes, &state.limits)?;
+    let req = parse_request(&bytes)?;
+    state.guard.check(&req).map_err(refusal_error)?;
+    state.budget.admit().map_err(|e| {
+        let status = if e.daily {
+            StatusCode::SERVICE_UNAVAILABLE
+        } else {
+            StatusCode::TOO_MANY_REQUESTS
+        };
+        ApiError::budget_exhausted(status, e.retry_after, e.what)
+    })?;
     let permit = state
         .concurrency
         .clone()
         .try_acquire_owned()
         .map_err(|_| ApiError::overloaded(2))?;
-    let upstream_body = req.upstream_body(upstream.model(), state.generation);
+    let upstream_body = upstream_body(&req, upstream.model(), state.generation);
+    let meter = Meter {
+        budget: state.budget.clone(),
+        prompt_tokens: req
+            .messages
+            .iter()
+            .map(|m| book_prompt::text::estimate_tokens(&m.content) as u64)
+            .sum(),
+        max_answer_tokens: u64::from(state.generation.max_tokens),
+    };
     upstream
-        .forward(upstream_body, req.stream, permit, state.hard_stop.clone())
+        .forward(
+            upstream_body,
+            req.stream,
+            permit,
+            state.hard_stop.clone(),
+            meter,
+        )
         .await
 }
 
@@ -161,19 +161,16 @@ pub async fn chat(
 mod tests {
     use super::*;
 
-    fn body(messages: &str) -> Vec<u8> {
-        format!(r#"{{"messages":{messages},"stream":true,"model":"gpt-evil","max_tokens":99999}}"#)
-            .into_bytes()
-    }
-
     #[test]
     fn client_cannot_choose_model_or_cap() {
-        let req = ChatRequest::parse(
-            &body(r#"[{"role":"user","content":"hi"}]"#),
-            &Limits::default(),
-        )
-        .unwrap();
-        let out: serde_json::Value = serde_json::from_slice(&req.upstream_body(
+        let with_model =
+            br#"{"messages":[{"role":"user","content":"hi"}],"stream":true,"model":"gpt-evil"}"#;
+        let e = parse_request(with_model).unwrap_err();
+        assert_eq!((e.code, e.part), ("not_book_grounded", Some("body")));
+        let req = parse_request(br#"{"messages":[{"role":"user","content":"hi"}],"stream":true}"#)
+            .unwrap();
+        let out: serde_json::Value = serde_json::from_slice(&upstream_body(
+            &req,
             "mine",
             Generation {
                 max_tokens: 50,
@@ -184,32 +181,16 @@ mod tests {
         assert_eq!(out["model"], "mine");
         assert_eq!(out["max_tokens"], 50);
         assert_eq!(out["stream"], true);
+        assert_eq!(out["stream_options"]["include_usage"], true);
         assert_eq!(out["messages"][0]["content"], "hi");
-        assert_eq!(out.as_object().unwrap().len(), 5);
     }
 
     #[test]
-    fn limits() {
-        let l = Limits::default();
-        let bad = |m: &str| ChatRequest::parse(&body(m), &l).unwrap_err().message;
-        assert!(bad("[]").contains("empty"));
-        assert!(bad(r#"[{"role":"tool","content":"x"}]"#).contains("role"));
-        let long = format!(r#"[{{"role":"user","content":"{}"}}]"#, "é".repeat(16_001));
-        assert!(bad(&long).contains("longer"));
-        let many = format!(
-            "[{}]",
-            vec![r#"{"role":"user","content":"x"}"#; 41].join(",")
-        );
-        assert!(bad(&many).contains("too many"));
-        let ok = format!(
-            "[{}]",
-            vec![r#"{"role":"user","content":"x"}"#; 40].join(",")
-        );
-        assert!(ChatRequest::parse(&body(&ok), &l).is_ok());
-        assert!(ChatRequest::parse(b"not json", &l).is_err());
-        assert!(
-            ChatRequest::parse(br#"{"messages":[{"role":"user","content":["parts"]}]}"#, &l)
-                .is_err()
-        );
+    fn malformed_json_is_bad_request() {
+        assert_eq!(parse_request(b"not json").unwrap_err().code, "bad_request");
+        let parts = br#"{"messages":[{"role":"user","content":["parts"]}]}"#;
+        assert_eq!(parse_request(parts).unwrap_err().code, "not_book_grounded");
+        let tool = br#"{"messages":[{"role":"tool","content":"x"}]}"#;
+        assert_eq!(parse_request(tool).unwrap_err().code, "not_book_grounded");
     }
 }

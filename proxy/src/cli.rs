@@ -9,6 +9,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use url::Url;
 
+use crate::book::IndexLocation;
+use crate::budget::BudgetConfig;
+use crate::client_ip::TrustedProxies;
 use crate::config::{ApiKey, Config, Generation, Limits, RateLimit, Timeouts, UpstreamConfig};
 
 /// The proxy's command line. With no subcommand it serves.
@@ -137,9 +140,61 @@ pub struct ServeArgs {
     #[arg(long, env = "PROXY_STORE_QUESTIONS")]
     pub store_questions: bool,
 
-    /// Serve this folder (the built book) at / on the same port.
+    /// Serve this folder (the built book) at / on the same port. Its book indexes (every folder
+    /// with a manifest.json naming a chunks file) are also what chat requests are checked against.
     #[arg(long, env = "PROXY_SITE", value_name = "DIR")]
     pub site: Option<PathBuf>,
+
+    /// A book index folder (holding manifest.json) to check chat requests against; repeatable.
+    /// Needed with --llm-base-url unless --site holds the index.
+    #[arg(long, env = "PROXY_INDEX", value_delimiter = ',', value_name = "DIR")]
+    pub index: Vec<PathBuf>,
+
+    /// URL of a book index folder (holding manifest.json), e.g. https://book.example.org/book-chat/;
+    /// downloaded at start and on SIGHUP. Repeatable.
+    #[arg(
+        long,
+        env = "PROXY_INDEX_URL",
+        value_delimiter = ',',
+        value_name = "URL"
+    )]
+    pub index_url: Vec<String>,
+
+    /// Reverse proxies (CIDR or address, comma-separated) whose Forwarded / X-Forwarded-For
+    /// headers name the client; the headers are read from the right and ignored from anyone else.
+    /// Unset: the TCP peer is the client.
+    #[arg(
+        long,
+        env = "PROXY_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        value_name = "CIDR,..."
+    )]
+    pub trusted_proxies: Vec<String>,
+
+    /// Global budget: chat requests per minute over all clients (429 beyond it). Unset: unlimited.
+    #[arg(long, env = "PROXY_BUDGET_REQUESTS_PER_MINUTE", value_name = "N")]
+    pub budget_requests_per_minute: Option<u64>,
+
+    /// Global budget: chat requests per UTC day (503 beyond it). Unset: unlimited.
+    #[arg(long, env = "PROXY_BUDGET_REQUESTS_PER_DAY", value_name = "N")]
+    pub budget_requests_per_day: Option<u64>,
+
+    /// Global budget: upstream tokens per minute (from the streamed usage, else estimated; 429 beyond it).
+    #[arg(long, env = "PROXY_BUDGET_TOKENS_PER_MINUTE", value_name = "N")]
+    pub budget_tokens_per_minute: Option<u64>,
+
+    /// Global budget: upstream tokens per UTC day (503 beyond it).
+    #[arg(long, env = "PROXY_BUDGET_TOKENS_PER_DAY", value_name = "N")]
+    pub budget_tokens_per_day: Option<u64>,
+
+    /// Bearer token that opens GET /api/report (HTML, or ?format=json). Unset: the endpoint does
+    /// not exist. Use the environment variable; never logged.
+    #[arg(long, env = "PROXY_REPORT_TOKEN", hide_env_values = true, value_name = "TOKEN", value_parser = parse_key)]
+    pub report_token: Option<SecretArg>,
+
+    /// How often index manifests on disk are checked for a rebuilt book (modification time).
+    #[arg(long, env = "PROXY_BOOK_RELOAD_INTERVAL", default_value = "10s", value_name = "DURATION", value_parser = parse_duration)]
+    pub book_reload_interval: Duration,
 }
 
 /// A clap-parsed secret; wraps [`ApiKey`] so clap's own `Debug` of the arguments stays redacted.
@@ -225,6 +280,38 @@ impl ServeArgs {
                 )));
             }
         }
+        let mut index = Vec::new();
+        for dir in &self.index {
+            if !dir.join("manifest.json").is_file() {
+                return Err(ConfigError(format!(
+                    "--index {}: no manifest.json there",
+                    dir.display()
+                )));
+            }
+            index.push(IndexLocation::Dir(dir.clone()));
+        }
+        for u in &self.index_url {
+            let url =
+                Url::parse(u.trim()).map_err(|e| ConfigError(format!("--index-url {u}: {e}")))?;
+            if !matches!(url.scheme(), "http" | "https") {
+                return Err(ConfigError(format!(
+                    "--index-url {u}: must be http or https"
+                )));
+            }
+            index.push(IndexLocation::Url(url));
+        }
+        if let Some(site) = &self.site {
+            if index.is_empty() {
+                index.push(IndexLocation::Site(site.clone()));
+            }
+        }
+        if upstream.is_some() && index.is_empty() {
+            return Err(ConfigError(
+                "a model is configured but no book index to check requests against: \
+                 pass --site (with the built book), --index DIR or --index-url URL"
+                    .into(),
+            ));
+        }
         if self.first_byte_timeout > self.total_timeout {
             return Err(ConfigError(
                 "--first-byte-timeout must not be longer than --total-timeout".into(),
@@ -252,6 +339,16 @@ impl ServeArgs {
             store_questions: self.store_questions,
             site: self.site,
             shutdown_grace: self.shutdown_grace,
+            index,
+            book_reload_interval: self.book_reload_interval,
+            budget: BudgetConfig {
+                requests_per_minute: self.budget_requests_per_minute,
+                requests_per_day: self.budget_requests_per_day,
+                tokens_per_minute: self.budget_tokens_per_minute,
+                tokens_per_day: self.budget_tokens_per_day,
+            },
+            trusted_proxies: TrustedProxies::parse(&self.trusted_proxies).map_err(ConfigError)?,
+            report_token: self.report_token.and_then(|k| k.0),
         })
     }
 }
@@ -320,7 +417,15 @@ mod tests {
 
     #[test]
     fn full_upstream_config() {
+        let book = tempfile::tempdir().unwrap();
+        crate::guard::testing::write_tiny_book(book.path(), "h").unwrap();
         let cli = parse(&[
+            "--index",
+            book.path().to_str().unwrap(),
+            "--trusted-proxies",
+            "10.0.0.0/8,::1",
+            "--budget-tokens-per-day",
+            "100000",
             "--llm-base-url",
             "http://127.0.0.1:11434/v1/",
             "--llm-model",
@@ -337,6 +442,9 @@ mod tests {
         assert!(!dbg.contains("sk-secret"), "{dbg}");
         let cfg = cli.serve.into_config().unwrap();
         let up = cfg.upstream.as_ref().unwrap();
+        assert_eq!(cfg.index.len(), 1);
+        assert_eq!(cfg.budget.tokens_per_day, Some(100_000));
+        assert!(!cfg.trusted_proxies.is_empty());
         assert_eq!(
             up.chat_url.as_str(),
             "http://127.0.0.1:11434/v1/chat/completions"
@@ -417,5 +525,20 @@ mod tests {
             }
             None => panic!("no subcommand"),
         }
+    }
+
+    #[test]
+    fn model_without_book_index_is_refused() {
+        let cli = parse(&[
+            "--llm-base-url",
+            "http://127.0.0.1:1/v1",
+            "--llm-model",
+            "m",
+        ])
+        .unwrap();
+        let err = cli.serve.into_config().unwrap_err().to_string();
+        assert!(err.contains("--index"), "{err}");
+        let cli = parse(&["--trusted-proxies", "10.0.0.0/99"]).unwrap();
+        assert!(cli.serve.into_config().is_err());
     }
 }

@@ -123,6 +123,16 @@ pub struct Config {
     pub site: Option<PathBuf>,
     /// How long in-flight streams may run on after a shutdown signal.
     pub shutdown_grace: Duration,
+    /// Where the book's index is read from (required when a model is configured).
+    pub index: Vec<crate::book::IndexLocation>,
+    /// How often the index manifests' modification times are checked for a rebuilt book.
+    pub book_reload_interval: Duration,
+    /// Global request and token budgets.
+    pub budget: crate::budget::BudgetConfig,
+    /// Reverse proxies trusted to name the client in `Forwarded` / `X-Forwarded-For`.
+    pub trusted_proxies: crate::client_ip::TrustedProxies,
+    /// Bearer token for `GET /api/report` (redacted in `Debug`); unset: no report endpoint.
+    pub report_token: Option<ApiKey>,
 }
 
 impl Default for Config {
@@ -149,6 +159,11 @@ impl Default for Config {
             store_questions: false,
             site: None,
             shutdown_grace: Duration::from_secs(10),
+            index: Vec::new(),
+            book_reload_interval: Duration::from_secs(10),
+            budget: crate::budget::BudgetConfig::default(),
+            trusted_proxies: crate::client_ip::TrustedProxies::default(),
+            report_token: None,
         }
     }
 }

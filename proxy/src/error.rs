@@ -18,6 +18,8 @@ pub struct ApiError {
     pub message: String,
     /// Seconds for `Retry-After` (429 and 503 overload).
     pub retry_after: Option<u64>,
+    /// For `not_book_grounded`: which part of the request failed (see `guard::Part`).
+    pub part: Option<&'static str>,
 }
 
 impl ApiError {
@@ -27,7 +29,44 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after: None,
+            part: None,
         }
+    }
+
+    /// 400: the request is not one the widget could have built for this book; nothing went upstream.
+    pub fn not_book_grounded(part: &'static str, message: impl Into<String>) -> Self {
+        let mut e = Self::new(StatusCode::BAD_REQUEST, "not_book_grounded", message);
+        e.part = Some(part);
+        e
+    }
+
+    /// 409: the page loaded an older (or unknown) index than the proxy serves; reloading fixes it.
+    pub fn book_updated() -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "book_updated",
+            "the book was updated since this page was loaded; reload the page",
+        )
+    }
+
+    /// 503 (or 429 for a per-minute budget): the operator's global budget is spent.
+    pub fn budget_exhausted(status: StatusCode, retry_after: u64, what: &str) -> Self {
+        let mut e = Self::new(
+            status,
+            "budget_exhausted",
+            format!("the assistant's {what} budget is used up; try again in {retry_after} s"),
+        );
+        e.retry_after = Some(retry_after);
+        e
+    }
+
+    /// 401: the report needs the operator's bearer token.
+    pub fn unauthorized() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a valid bearer token is required",
+        )
     }
 
     /// 400: the request is malformed or breaks a limit.
@@ -135,7 +174,12 @@ impl ApiError {
 
     /// The JSON body.
     pub fn body(&self) -> serde_json::Value {
-        json!({"error": {"code": self.code, "message": self.message}})
+        match self.part {
+            Some(part) => {
+                json!({"error": {"code": self.code, "message": self.message, "part": part}})
+            }
+            None => json!({"error": {"code": self.code, "message": self.message}}),
+        }
     }
 }
 

@@ -13,7 +13,6 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rusqlite::{params, Connection};
-use serde::Deserialize;
 
 use crate::chat::read_body;
 use crate::error::ApiError;
@@ -32,7 +31,7 @@ const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS feedback (
     id             INTEGER PRIMARY KEY,
     created_at     INTEGER NOT NULL,               -- unix seconds
-    rating         TEXT    NOT NULL CHECK (rating IN ('up', 'down')),
+    rating         TEXT    NOT NULL CHECK (rating IN ('up', 'down', 'none')),
     refused        INTEGER NOT NULL DEFAULT 0,     -- the assistant said the book has no answer
     session_id     TEXT,
     question       TEXT,                           -- NULL unless --store-questions
@@ -41,7 +40,31 @@ CREATE TABLE IF NOT EXISTS feedback (
     cited_urls     TEXT    NOT NULL DEFAULT '[]'   -- JSON array
 );
 CREATE INDEX IF NOT EXISTS feedback_question_key ON feedback (question_key);
-PRAGMA user_version = 1;
+";
+
+/// Schema version 2 allows rating 'none' (the widget's automatic report of a refused question).
+const SCHEMA_VERSION: i64 = 2;
+
+/// Version 1 tables only allowed 'up' and 'down': copy into a table with the new CHECK.
+const MIGRATE_1_TO_2: &str = "
+BEGIN;
+ALTER TABLE feedback RENAME TO feedback_v1;
+DROP INDEX IF EXISTS feedback_question_key;
+CREATE TABLE feedback (
+    id             INTEGER PRIMARY KEY,
+    created_at     INTEGER NOT NULL,
+    rating         TEXT    NOT NULL CHECK (rating IN ('up', 'down', 'none')),
+    refused        INTEGER NOT NULL DEFAULT 0,
+    session_id     TEXT,
+    question       TEXT,
+    question_key   TEXT,
+    answer_excerpt TEXT,
+    cited_urls     TEXT    NOT NULL DEFAULT '[]'
+);
+INSERT INTO feedback SELECT * FROM feedback_v1;
+DROP TABLE feedback_v1;
+CREATE INDEX feedback_question_key ON feedback (question_key);
+COMMIT;
 ";
 
 /// Failures of the feedback store.
@@ -55,32 +78,14 @@ pub enum StoreError {
     Poisoned,
 }
 
-/// What the widget sends.
-#[derive(Debug, Deserialize)]
-pub struct FeedbackRequest {
-    /// `up` or `down`.
-    pub rating: String,
-    /// The widget's session.
-    #[serde(default)]
-    pub session_id: Option<String>,
-    /// The question asked (stored only with --store-questions).
-    #[serde(default)]
-    pub question: Option<String>,
-    /// The start of the answer.
-    #[serde(default)]
-    pub answer_excerpt: Option<String>,
-    /// Pages the answer cited.
-    #[serde(default)]
-    pub cited_urls: Vec<String>,
-    /// The assistant declined to answer from the book.
-    #[serde(default)]
-    pub refused: bool,
-}
+/// What the widget sends (shared contract 2, defined in `book_prompt::wire`).
+pub use book_prompt::FeedbackBody as FeedbackRequest;
+use book_prompt::Rating;
 
 /// One row as stored; what tests and `report` read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
-    /// `up` or `down`.
+    /// `up`, `down` or `none`.
     pub rating: String,
     /// Refused flag.
     pub refused: bool,
@@ -108,7 +113,12 @@ impl FeedbackStore {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version == 1 {
+            conn.execute_batch(MIGRATE_1_TO_2)?;
+        }
         conn.execute_batch(SCHEMA)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
             store_questions,
@@ -117,8 +127,10 @@ impl FeedbackStore {
 
     /// Checks a request and turns it into the row to store.
     pub fn to_row(&self, req: FeedbackRequest) -> Result<Row, ApiError> {
-        if !matches!(req.rating.as_str(), "up" | "down") {
-            return Err(ApiError::bad_request("rating must be \"up\" or \"down\""));
+        if req.rating == Rating::None && !req.refused {
+            return Err(ApiError::bad_request(
+                "rating \"none\" is only sent with refused: true",
+            ));
         }
         if req
             .session_id
@@ -144,7 +156,7 @@ impl FeedbackStore {
             )));
         }
         Ok(Row {
-            rating: req.rating,
+            rating: req.rating.as_str().to_string(),
             refused: req.refused,
             session_id: req.session_id,
             question: if self.store_questions {
@@ -157,6 +169,12 @@ impl FeedbackStore {
                 .map(|a| a.chars().take(MAX_EXCERPT_CHARS).collect()),
             cited_urls: req.cited_urls,
         })
+    }
+
+    /// The report's figures, read through this store's connection.
+    pub fn report(&self, limit: u32) -> Result<crate::report::ReportData, StoreError> {
+        let conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        crate::report::collect(&conn, limit)
     }
 
     /// Stores one row; returns its id. Blocking: call from `spawn_blocking`.
@@ -230,9 +248,10 @@ pub async fn feedback(
     let Some(store) = state.feedback.clone() else {
         return Err(ApiError::feedback_disabled());
     };
+    let client = state.trusted_proxies.client_ip(peer.ip(), &headers);
     state
         .limiter
-        .check(peer.ip())
+        .check(client)
         .map_err(ApiError::rate_limited)?;
     let bytes = read_body(body, &headers, MAX_BODY).await?;
     let req: FeedbackRequest = serde_json::from_slice(&bytes)
@@ -256,9 +275,9 @@ pub async fn feedback(
 mod tests {
     use super::*;
 
-    fn req(rating: &str, q: &str) -> FeedbackRequest {
+    fn req(rating: Rating, q: &str) -> FeedbackRequest {
         FeedbackRequest {
-            rating: rating.into(),
+            rating,
             session_id: Some("s1".into()),
             question: Some(q.into()),
             answer_excerpt: Some("a".repeat(5000)),
@@ -272,10 +291,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.db");
         let off = FeedbackStore::open(&path, false).unwrap();
-        off.insert(&off.to_row(req("down", "Secret question?")).unwrap())
+        off.insert(&off.to_row(req(Rating::Down, "Secret question?")).unwrap())
             .unwrap();
         let on = FeedbackStore::open(&path, true).unwrap();
-        on.insert(&on.to_row(req("up", "Public question?")).unwrap())
+        on.insert(&on.to_row(req(Rating::Up, "Public question?")).unwrap())
             .unwrap();
         let rows = read_all(&path).unwrap();
         assert_eq!(rows.len(), 2);
@@ -294,9 +313,40 @@ mod tests {
 
     #[test]
     fn bad_rating_rejected() {
+        assert!(serde_json::from_str::<FeedbackRequest>(r#"{"rating":"meh"}"#).is_err());
         let dir = tempfile::tempdir().unwrap();
         let s = FeedbackStore::open(&dir.path().join("f.db"), false).unwrap();
-        assert!(s.to_row(req("meh", "q")).is_err());
+        assert!(
+            s.to_row(req(Rating::None, "q")).is_err(),
+            "none without refused"
+        );
+        let mut r = req(Rating::None, "q");
+        r.refused = true;
+        let row = s.to_row(r).unwrap();
+        assert_eq!(row.rating, "none");
+        s.insert(&row).unwrap();
+    }
+
+    #[test]
+    fn version_1_database_is_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let old = Connection::open(&path).unwrap();
+        old.execute_batch(&SCHEMA.replace("'up', 'down', 'none'", "'up', 'down'"))
+            .unwrap();
+        old.execute_batch(
+            "PRAGMA user_version = 1;
+             INSERT INTO feedback (created_at, rating) VALUES (1, 'up');",
+        )
+        .unwrap();
+        drop(old);
+        let s = FeedbackStore::open(&path, false).unwrap();
+        let mut r = req(Rating::None, "q");
+        r.refused = true;
+        s.insert(&s.to_row(r).unwrap()).unwrap();
+        let rows = read_all(&path).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].rating, "none");
     }
 
     #[test]

@@ -1,15 +1,20 @@
 //! The thin LLM proxy between the book's chat widget and one OpenAI-compatible upstream.
 //!
-//! The widget builds the grounded prompt in the browser; this server only holds the key,
-//! imposes the model settings, enforces limits, streams answers back, stores feedback and
-//! can serve the built book. [`serve`] runs it on a listener until a shutdown future fires,
+//! The widget builds the grounded prompt in the browser with the shared `book_prompt` crate; this
+//! server holds the key, relays only prompts the widget could have built for this book
+//! ([`guard`]), imposes the model settings, enforces limits, streams answers back, stores
+//! feedback and can serve the built book. [`serve`] runs it on a listener until a shutdown future fires,
 //! so tests can start it on `127.0.0.1:0`.
 
+pub mod book;
+pub mod budget;
 pub mod chat;
 pub mod cli;
+pub mod client_ip;
 pub mod config;
 pub mod error;
 pub mod feedback;
+pub mod guard;
 pub mod origin;
 pub mod ratelimit;
 pub mod report;
@@ -62,6 +67,14 @@ pub struct AppState {
     pub hard_stop: CancellationToken,
     /// Feedback store, if `--db` is set.
     pub feedback: Option<FeedbackStore>,
+    /// The book-grounding check every chat request passes before the upstream.
+    pub guard: guard::Guard,
+    /// The global request and token budget.
+    pub budget: Arc<budget::Budget>,
+    /// Reverse proxies whose forwarding headers name the client.
+    pub trusted_proxies: client_ip::TrustedProxies,
+    /// The bearer token of `GET /api/report`; `None`: the endpoint does not exist.
+    pub report_token: Option<String>,
 }
 
 /// Why the server could not start or run.
@@ -76,10 +89,28 @@ pub enum ServeError {
     /// Accepting or serving failed.
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),
+    /// The book index could not be loaded.
+    #[error(transparent)]
+    Book(#[from] book::BookError),
+    /// A model is configured but no book index to check requests against.
+    #[error(
+        "a language model is configured but no book index: pass --site, --index or --index-url"
+    )]
+    NoBook,
 }
 
-/// Builds the shared state (opens the feedback database, builds the HTTP client).
-pub fn build_state(config: &Config, hard_stop: CancellationToken) -> Result<AppState, ServeError> {
+/// Builds the shared state (loads the book index, opens the feedback database, builds the HTTP client).
+pub async fn build_state(
+    config: &Config,
+    hard_stop: CancellationToken,
+) -> Result<AppState, ServeError> {
+    if config.upstream.is_some() && config.index.is_empty() {
+        return Err(ServeError::NoBook);
+    }
+    let books = book::load_all(&index_client()?, &config.index).await?;
+    for b in &books {
+        tracing::info!(content_id = %b.content_id, chunks = b.chunks.len(), "book index loaded");
+    }
     let upstream = match &config.upstream {
         Some(u) => Some(Upstream::new(u.clone(), config.timeouts)?),
         None => None,
@@ -96,7 +127,38 @@ pub fn build_state(config: &Config, hard_stop: CancellationToken) -> Result<AppS
         concurrency: Arc::new(Semaphore::new(config.max_concurrent.max(1))),
         hard_stop,
         feedback,
+        guard: guard::Guard::new(books),
+        budget: Arc::new(budget::Budget::new(config.budget)),
+        trusted_proxies: config.trusted_proxies.clone(),
+        report_token: config.report_token.as_ref().map(|t| t.expose().to_string()),
     })
+}
+
+/// The client that downloads `--index-url` indexes.
+fn index_client() -> Result<reqwest::Client, reqwest::Error> {
+    tls::install_crypto_provider();
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+}
+
+/// Re-reads the book indexes; on failure the loaded ones stay in use.
+pub async fn reload_books(config: &Config, state: &AppState) {
+    let client = match index_client() {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(error = %e, "book reload: no HTTP client");
+            return;
+        }
+    };
+    match book::load_all(&client, &config.index).await {
+        Ok(books) => {
+            let ids: Vec<String> = books.iter().map(|b| b.content_id.clone()).collect();
+            state.guard.replace(books);
+            tracing::info!(content_ids = ?ids, "book index reloaded");
+        }
+        Err(e) => tracing::warn!(error = %e, "book reload failed; keeping the loaded index"),
+    }
 }
 
 /// The whole application: `/api/*` plus, with `--site`, the book at `/`.
@@ -106,6 +168,7 @@ pub fn router(config: &Config, state: Arc<AppState>) -> Router {
         .route("/chat", post(chat::chat))
         .route("/feedback", post(feedback::feedback))
         .route("/health", get(health))
+        .route("/report", get(report::http::report))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
         .with_state(state)
@@ -131,6 +194,11 @@ async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
         "upstream": if state.upstream.is_some() { "configured" } else { "none" },
         "model": state.upstream.as_ref().map(|u| u.model()),
         "feedback": state.feedback.is_some(),
+        "budget": state.budget.status(),
+        "book": {
+            "content_ids": state.guard.library().content_ids(),
+            "chunks": state.guard.library().chunk_count(),
+        },
     }))
 }
 
@@ -142,7 +210,7 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    Server::prepare(config)?.run(listener, shutdown).await
+    Server::prepare(config).await?.run(listener, shutdown).await
 }
 
 /// A server whose state is built (database open, client ready) but not yet listening, so
@@ -155,10 +223,10 @@ pub struct Server {
 }
 
 impl Server {
-    /// Opens the feedback database and builds the upstream client.
-    pub fn prepare(config: Config) -> Result<Self, ServeError> {
+    /// Loads the book index, opens the feedback database and builds the upstream client.
+    pub async fn prepare(config: Config) -> Result<Self, ServeError> {
         let hard_stop = CancellationToken::new();
-        let state = Arc::new(build_state(&config, hard_stop.clone())?);
+        let state = Arc::new(build_state(&config, hard_stop.clone()).await?);
         Ok(Self {
             config,
             state,
@@ -193,6 +261,7 @@ impl Server {
                 }
             })
         };
+        let reloader = tokio::spawn(watch_books(config.clone(), state.clone(), graceful.clone()));
 
         // SSE writes are small: without TCP_NODELAY, Nagle's algorithm can hold them back.
         let listener = listener.tap_io(|tcp| {
@@ -230,7 +299,47 @@ impl Server {
         };
         graceful.cancel();
         pruner.abort();
+        reloader.abort();
         result.map_err(ServeError::Io)
+    }
+}
+
+/// Reloads the book indexes when a `manifest.json` under `--index`/`--site` changes (its
+/// modification time, checked every `config.book_reload_interval`) and on SIGHUP (which also
+/// re-downloads `--index-url`).
+async fn watch_books(config: Config, state: Arc<AppState>, stop: CancellationToken) {
+    let mut stamps = book::manifest_stamps(&config.index);
+    let mut tick = tokio::time::interval(config.book_reload_interval);
+    tick.tick().await;
+    #[cfg(unix)]
+    let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    loop {
+        #[cfg(unix)]
+        let hangup = async {
+            match hup.as_mut() {
+                Some(h) => {
+                    h.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let hangup = std::future::pending::<()>();
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            _ = hangup => {
+                tracing::info!("SIGHUP: reloading the book index");
+                reload_books(&config, &state).await;
+                stamps = book::manifest_stamps(&config.index);
+            }
+            _ = tick.tick() => {
+                let now = book::manifest_stamps(&config.index);
+                if now != stamps {
+                    reload_books(&config, &state).await;
+                    stamps = now;
+                }
+            }
+        }
     }
 }
 

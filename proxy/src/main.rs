@@ -60,7 +60,7 @@ fn serve(listen: std::net::SocketAddr, config: proxy::Config) -> anyhow::Result<
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let server = rt.block_on(async { proxy::Server::prepare(config.clone()) })?;
+    let server = rt.block_on(async { proxy::Server::prepare(config.clone()).await })?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await

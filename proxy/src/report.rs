@@ -1,92 +1,390 @@
-//! `proxy report`: the questions most often refused or rated down, i.e. what the book's
-//! authors should write next.
+//! The authors' report: questions over time, the refusal rate, and the questions most often
+//! refused (the book's gaps) or rated down, with the pages their answers cited. One collection
+//! step ([`collect`]) and three renderings: text (`proxy report`), JSON and HTML with small SVG
+//! charts drawn here (`GET /api/report`, only with `PROXY_REPORT_TOKEN`; see [`http`]).
+//! Question text appears only if the operator enabled storing it; otherwise counts only.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
+use serde::Serialize;
 
 use crate::feedback::StoreError;
 
-/// Builds the report's text from the feedback database at `db`.
-pub fn report(db: &Path, limit: u32) -> Result<String, ReportError> {
+/// Days shown in the "over time" chart.
+pub const DAYS: i64 = 30;
+
+/// Everything the report shows.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReportData {
+    /// Feedback rows.
+    pub total: i64,
+    /// Rated up.
+    pub up: i64,
+    /// Rated down.
+    pub down: i64,
+    /// Refused questions (automatic reports and rated ones).
+    pub refused: i64,
+    /// Rows whose question text is stored.
+    pub with_question: i64,
+    /// `refused / total` (0 when empty).
+    pub refusal_rate: f64,
+    /// Per UTC day (oldest first, last [`DAYS`] days with feedback): (day "YYYY-MM-DD", rows, refused).
+    pub per_day: Vec<DayCount>,
+    /// The questions most often refused: the book's gaps.
+    pub most_refused: Vec<QuestionRow>,
+    /// The questions most often rated down.
+    pub most_down: Vec<QuestionRow>,
+}
+
+/// One day of the chart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DayCount {
+    /// UTC date.
+    pub day: String,
+    /// Feedback rows that day.
+    pub total: i64,
+    /// Refusals that day.
+    pub refused: i64,
+}
+
+/// One grouped question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuestionRow {
+    /// How often it was asked (in this group).
+    pub count: i64,
+    /// An example wording.
+    pub question: String,
+    /// Pages cited by its answers (the nearest sections, for refusals).
+    pub sources: Vec<String>,
+}
+
+fn question_rows(
+    conn: &Connection,
+    filter: &str,
+    limit: u32,
+) -> Result<Vec<QuestionRow>, StoreError> {
+    let sql = format!(
+        "SELECT question_key, COUNT(*) AS n, MAX(question), GROUP_CONCAT(cited_urls, '\u{1f}')
+         FROM feedback WHERE question_key IS NOT NULL AND {filter}
+         GROUP BY question_key ORDER BY n DESC, question_key LIMIT ?1"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt
+        .query_map([limit], |r| {
+            let urls: Option<String> = r.get(3)?;
+            let mut sources: Vec<String> = Vec::new();
+            for part in urls.unwrap_or_default().split('\u{1f}') {
+                for u in serde_json::from_str::<Vec<String>>(part).unwrap_or_default() {
+                    if !sources.contains(&u) && sources.len() < 5 {
+                        sources.push(u);
+                    }
+                }
+            }
+            let q: String = r.get::<_, Option<String>>(2)?.unwrap_or_default();
+            Ok(QuestionRow {
+                count: r.get(1)?,
+                question: q.split_whitespace().collect::<Vec<_>>().join(" "),
+                sources,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Reads the report's figures from an open feedback database.
+pub fn collect(conn: &Connection, limit: u32) -> Result<ReportData, StoreError> {
+    let (total, up, down, refused, with_question): (i64, i64, i64, i64, i64) = conn.query_row(
+        "SELECT COUNT(*),
+                COALESCE(SUM(rating = 'up'), 0),
+                COALESCE(SUM(rating = 'down'), 0),
+                COALESCE(SUM(refused), 0),
+                COALESCE(SUM(question IS NOT NULL), 0)
+         FROM feedback",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
+    let mut stmt = conn.prepare(
+        "SELECT date(created_at, 'unixepoch') AS d, COUNT(*), COALESCE(SUM(refused), 0)
+         FROM feedback GROUP BY d ORDER BY d DESC LIMIT ?1",
+    )?;
+    let mut per_day = stmt
+        .query_map([DAYS], |r| {
+            Ok(DayCount {
+                day: r.get(0)?,
+                total: r.get(1)?,
+                refused: r.get(2)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    per_day.reverse();
+    Ok(ReportData {
+        total,
+        up,
+        down,
+        refused,
+        with_question,
+        refusal_rate: if total > 0 {
+            refused as f64 / total as f64
+        } else {
+            0.0
+        },
+        per_day,
+        most_refused: question_rows(conn, "refused = 1", limit)?,
+        most_down: question_rows(conn, "rating = 'down'", limit)?,
+    })
+}
+
+/// Opens the database at `db` read-only and collects the report.
+pub fn collect_file(db: &Path, limit: u32) -> Result<ReportData, ReportError> {
     if !db.is_file() {
         return Err(ReportError::Missing(db.display().to_string()));
     }
     let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(StoreError::from)?;
-    let (total, up, down, refused, with_q): (i64, i64, i64, i64, i64) = conn
-        .query_row(
-            "SELECT COUNT(*),
-                    COALESCE(SUM(rating = 'up'), 0),
-                    COALESCE(SUM(rating = 'down'), 0),
-                    COALESCE(SUM(refused), 0),
-                    COALESCE(SUM(question IS NOT NULL), 0)
-             FROM feedback",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-        )
-        .map_err(StoreError::from)?;
+    Ok(collect(&conn, limit)?)
+}
 
+/// Builds the report's text from the feedback database at `db` (`proxy report`).
+pub fn report(db: &Path, limit: u32) -> Result<String, ReportError> {
+    Ok(render_text(&collect_file(db, limit)?))
+}
+
+/// The terminal rendering.
+pub fn render_text(d: &ReportData) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Feedback: {total} rows ({up} up, {down} down, {refused} refused); question text stored for {with_q}."
+        "Feedback: {} rows ({} up, {} down, {} refused); question text stored for {}.",
+        d.total, d.up, d.down, d.refused, d.with_question
     );
-    if with_q == 0 {
+    let _ = writeln!(out, "Refusal rate: {:.1}%", d.refusal_rate * 100.0);
+    if !d.per_day.is_empty() {
+        let max = d.per_day.iter().map(|x| x.total).max().unwrap_or(1).max(1);
+        let _ = writeln!(
+            out,
+            "Questions over time (feedback rows per UTC day, # = refused):"
+        );
+        for x in &d.per_day {
+            let width = ((x.total * 40 + max - 1) / max) as usize;
+            let refused = (((x.refused * 40 + max - 1) / max) as usize).min(width);
+            let _ = writeln!(
+                out,
+                "  {} {:>5} {}{}",
+                x.day,
+                x.total,
+                "#".repeat(refused),
+                "=".repeat(width - refused)
+            );
+        }
+    }
+    if d.with_question == 0 {
         let _ = writeln!(
             out,
             "No question text is stored, so there is nothing to rank. Start the proxy with \
 --store-questions (off by default, for privacy) to collect it."
         );
-        return Ok(out);
+        return out;
+    }
+    for (title, rows) in [
+        (
+            "Questions most often refused (what the book should cover next):",
+            &d.most_refused,
+        ),
+        ("Questions most often rated down:", &d.most_down),
+    ] {
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{title}");
+        let _ = writeln!(out, "{:>5}  question  [sources]", "times");
+        for r in rows {
+            let short: String = r.question.chars().take(120).collect();
+            let _ = writeln!(out, "{:>5}  {short}  [{}]", r.count, r.sources.join(", "));
+        }
+    }
+    if d.most_refused.is_empty() && d.most_down.is_empty() {
+        let _ = writeln!(out, "No stored question was refused or rated down.");
+    }
+    out
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A bar chart of questions per day (refusals stacked in a darker shade), as inline SVG.
+fn svg_per_day(days: &[DayCount]) -> String {
+    let (w, h, pad) = (600.0_f64, 160.0_f64, 20.0_f64);
+    let max = days.iter().map(|d| d.total).max().unwrap_or(0).max(1) as f64;
+    let bw = (w - 2.0 * pad) / days.len().max(1) as f64;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"Questions per day\">"
+    );
+    for (i, d) in days.iter().enumerate() {
+        let x = pad + i as f64 * bw;
+        let th = (h - 2.0 * pad) * d.total as f64 / max;
+        let rh = (h - 2.0 * pad) * d.refused as f64 / max;
+        let _ = write!(
+            s,
+            "<g><title>{} : {} ({} refused)</title><rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{th:.1}\" fill=\"#8ab4f8\"/><rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{rh:.1}\" fill=\"#d93025\"/></g>",
+            esc(&d.day), d.total, d.refused,
+            h - pad - th, (bw - 2.0).max(1.0),
+            h - pad - rh, (bw - 2.0).max(1.0),
+        );
+    }
+    if let (Some(first), Some(last)) = (days.first(), days.last()) {
+        let _ = write!(
+            s,
+            "<text x=\"{pad}\" y=\"{h}\" font-size=\"11\">{}</text><text x=\"{}\" y=\"{h}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
+            esc(&first.day), w - pad, esc(&last.day)
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// A single horizontal bar showing the refusal rate, as inline SVG.
+fn svg_rate(rate: f64) -> String {
+    let filled = (300.0 * rate.clamp(0.0, 1.0)).round();
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 300 16\" width=\"300\" height=\"16\" role=\"img\" aria-label=\"Refusal rate\"><rect width=\"300\" height=\"16\" fill=\"#e8eaed\"/><rect width=\"{filled}\" height=\"16\" fill=\"#d93025\"/></svg>"
+    )
+}
+
+fn html_table(rows: &[QuestionRow]) -> String {
+    let mut s = String::from("<table><tr><th>Times</th><th>Question</th><th>Sources</th></tr>");
+    for r in rows {
+        let links: Vec<String> = r
+            .sources
+            .iter()
+            .map(|u| format!("<a href=\"{0}\">{0}</a>", esc(u)))
+            .collect();
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            r.count,
+            esc(&r.question),
+            links.join("<br>")
+        );
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// The HTML page: self-contained (inline CSS and SVG, no external requests).
+pub fn render_html(d: &ReportData) -> String {
+    let mut s = String::from(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Book chat report</title>\
+<meta name=\"robots\" content=\"noindex\"><style>body{font:14px system-ui,sans-serif;max-width:860px;margin:2em auto;padding:0 1em}\
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:4px;text-align:left;vertical-align:top}</style></head><body>",
+    );
+    let _ = write!(
+        s,
+        "<h1>Book chat report</h1><p>{} feedback rows: {} up, {} down, {} refused; question text stored for {}.</p>",
+        d.total, d.up, d.down, d.refused, d.with_question
+    );
+    let _ = write!(
+        s,
+        "<h2>Refusal rate: {:.1}%</h2>{}<h2>Questions over time</h2>{}",
+        d.refusal_rate * 100.0,
+        svg_rate(d.refusal_rate),
+        svg_per_day(&d.per_day)
+    );
+    if d.with_question == 0 {
+        s.push_str("<p>No question text is stored (start the proxy with <code>--store-questions</code> to rank questions); counts only.</p>");
+    } else {
+        let _ = write!(
+            s,
+            "<h2>Most often refused (the book's gaps)</h2>{}<h2>Most often rated down</h2>{}",
+            html_table(&d.most_refused),
+            html_table(&d.most_down)
+        );
+    }
+    s.push_str("</body></html>");
+    s
+}
+
+/// `GET /api/report`: exists only when `PROXY_REPORT_TOKEN` is set; `Authorization: Bearer TOKEN`
+/// is compared in constant time (`subtle`) and never logged (the trace layer logs no headers).
+pub mod http {
+    use std::sync::Arc;
+
+    use axum::extract::{Query, State};
+    use axum::http::{header, HeaderMap, HeaderValue};
+    use axum::response::{IntoResponse, Response};
+    use serde::Deserialize;
+    use subtle::ConstantTimeEq;
+
+    use crate::error::ApiError;
+    use crate::AppState;
+
+    /// `?format=json` for JSON; HTML otherwise.
+    #[derive(Debug, Deserialize)]
+    pub struct ReportQuery {
+        /// `json` or `html`.
+        #[serde(default)]
+        pub format: Option<String>,
+        /// Rows per table.
+        #[serde(default)]
+        pub limit: Option<u32>,
     }
 
-    let mut stmt = conn
-        .prepare(
-            "SELECT question_key,
-                    COUNT(*) AS n,
-                    SUM(rating = 'down') AS downs,
-                    SUM(refused) AS refusals,
-                    MAX(question) AS example
-             FROM feedback
-             WHERE question_key IS NOT NULL AND (rating = 'down' OR refused = 1)
-             GROUP BY question_key
-             ORDER BY n DESC, refusals DESC, question_key
-             LIMIT ?1",
-        )
-        .map_err(StoreError::from)?;
-    let rows = stmt
-        .query_map([limit], |r| {
-            Ok((
-                r.get::<_, i64>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, i64>(3)?,
-                r.get::<_, String>(4)?,
-            ))
-        })
-        .map_err(StoreError::from)?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(StoreError::from)?;
-    if rows.is_empty() {
-        let _ = writeln!(out, "No stored question was refused or rated down.");
-        return Ok(out);
+    /// Whether `headers` carry the bearer `token` (constant time in the token's content).
+    pub fn authorized(headers: &HeaderMap, token: &str) -> bool {
+        let Some(given) = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+        else {
+            return false;
+        };
+        given.trim().as_bytes().ct_eq(token.as_bytes()).into()
     }
-    let _ = writeln!(
-        out,
-        "Questions most often refused or rated down (what the book should cover next):"
-    );
-    let _ = writeln!(
-        out,
-        "{:>5} {:>5} {:>7}  question",
-        "times", "down", "refused"
-    );
-    for (n, downs, refusals, example) in rows {
-        let example: String = example.split_whitespace().collect::<Vec<_>>().join(" ");
-        let short: String = example.chars().take(120).collect();
-        let _ = writeln!(out, "{n:>5} {downs:>5} {refusals:>7}  {short}");
+
+    /// The handler.
+    pub async fn report(
+        State(state): State<Arc<AppState>>,
+        headers: HeaderMap,
+        Query(q): Query<ReportQuery>,
+    ) -> Result<Response, ApiError> {
+        let Some(token) = state.report_token.as_deref() else {
+            return Err(ApiError::not_found());
+        };
+        if !authorized(&headers, token) {
+            let mut resp = ApiError::unauthorized().into_response();
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return Ok(resp);
+        }
+        let Some(store) = state.feedback.clone() else {
+            return Err(ApiError::feedback_disabled());
+        };
+        let limit = q.limit.unwrap_or(20).clamp(1, 1000);
+        let data = tokio::task::spawn_blocking(move || store.report(limit))
+            .await
+            .map_err(|_| ApiError::internal("building the report failed"))?
+            .map_err(|e| {
+                tracing::error!(error = %e, "building the report failed");
+                ApiError::internal("building the report failed")
+            })?;
+        let mut resp = if q.format.as_deref() == Some("json") {
+            axum::Json(data).into_response()
+        } else {
+            (
+                [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                super::render_html(&data),
+            )
+                .into_response()
+        };
+        resp.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        Ok(resp)
     }
-    Ok(out)
 }
 
 /// Why the report could not be made.
@@ -108,7 +406,11 @@ mod tests {
     fn add(store: &FeedbackStore, rating: &str, refused: bool, q: &str) {
         let row = store
             .to_row(FeedbackRequest {
-                rating: rating.into(),
+                rating: match rating {
+                    "up" => book_prompt::Rating::Up,
+                    "down" => book_prompt::Rating::Down,
+                    _ => book_prompt::Rating::None,
+                },
                 session_id: None,
                 question: Some(q.into()),
                 answer_excerpt: None,
@@ -130,6 +432,17 @@ mod tests {
         add(&s, "up", false, "What is MDX?");
         let text = report(&db, 10).unwrap();
         assert!(text.contains("4 rows (1 up, 3 down, 2 refused)"), "{text}");
+        assert!(text.contains("Refusal rate: 50.0%"), "{text}");
+        let data = collect_file(&db, 10).unwrap();
+        assert_eq!(data.most_refused.len(), 2);
+        assert_eq!(data.most_down[0].count, 2);
+        assert_eq!(data.per_day.len(), 1);
+        let html = render_html(&data);
+        assert!(html.contains("<svg") && html.contains("deploy"));
+        assert!(
+            !html.contains("http://") || !html.contains("<script"),
+            "no external resources"
+        );
         let deploy = text.find("deploy").unwrap();
         let i18n = text.find("i18n").unwrap();
         assert!(deploy < i18n, "most frequent first:\n{text}");

@@ -43,18 +43,52 @@ pub struct SseFramer {
     has_data: bool,
     done: bool,
     stopped: bool,
+    usage: Option<u64>,
+    content_chars: usize,
 }
 
 #[derive(Deserialize)]
 struct Probe {
     #[serde(default)]
     error: Option<serde_json::Value>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    choices: Vec<ProbeChoice>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    total_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct ProbeChoice {
+    #[serde(default)]
+    delta: Option<ProbeDelta>,
+}
+
+#[derive(Deserialize)]
+struct ProbeDelta {
+    #[serde(default)]
+    content: Option<String>,
 }
 
 impl SseFramer {
     /// A framer at the start of a stream.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// `usage.total_tokens` of the stream, if the upstream sent it.
+    pub fn usage(&self) -> Option<u64> {
+        self.usage
+    }
+
+    /// Characters of answer text relayed so far (for estimating tokens without `usage`).
+    pub fn content_chars(&self) -> usize {
+        self.content_chars
     }
 
     /// True once `data: [DONE]` has been forwarded.
@@ -164,8 +198,24 @@ impl SseFramer {
             return None;
         }
         match serde_json::from_slice::<Probe>(&self.data) {
-            Ok(Probe { error: Some(err) }) => Some(Problem::InBandError(error_message(&err))),
-            Ok(Probe { error: None }) => None,
+            Ok(Probe {
+                error: Some(err), ..
+            }) => Some(Problem::InBandError(error_message(&err))),
+            Ok(Probe {
+                error: None,
+                usage,
+                choices,
+            }) => {
+                if let Some(t) = usage.and_then(|u| u.total_tokens) {
+                    self.usage = Some(t);
+                }
+                self.content_chars += choices
+                    .iter()
+                    .filter_map(|c| c.delta.as_ref()?.content.as_ref())
+                    .map(|c| c.chars().count())
+                    .sum::<usize>();
+                None
+            }
             Err(_) => Some(Problem::Malformed(
                 "the model sent a chunk that is not valid JSON".into(),
             )),

@@ -69,6 +69,7 @@ impl Upstream {
         stream: bool,
         permit: OwnedSemaphorePermit,
         hard_stop: CancellationToken,
+        meter: Meter,
     ) -> Result<Response, ApiError> {
         let start = Instant::now();
         let total_deadline = start + self.timeouts.total;
@@ -114,6 +115,10 @@ impl Upstream {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
         if !(stream && is_sse) {
+            // No stream to count: charge the prompt and the full answer cap.
+            meter
+                .budget
+                .add_tokens(meter.prompt_tokens + meter.max_answer_tokens);
             return self.whole_body(resp, total_deadline).await;
         }
 
@@ -172,6 +177,7 @@ impl Upstream {
             hard_stop,
             this: self.clone(),
             _permit: permit,
+            meter: Some(meter),
         };
         let stream = futures_util::stream::unfold(relay, |mut r| async move {
             r.next_frame()
@@ -330,6 +336,30 @@ struct Relay {
     this: Upstream,
     /// Held so the concurrency slot is freed exactly when the stream ends or the client leaves.
     _permit: OwnedSemaphorePermit,
+    /// Charged when the relay ends (normally or because the client left).
+    meter: Option<Meter>,
+}
+
+/// Where an answer's tokens are charged, and the estimate of its prompt.
+#[derive(Debug, Clone)]
+pub struct Meter {
+    /// The global budget.
+    pub budget: std::sync::Arc<crate::budget::Budget>,
+    /// Estimated tokens of the prompt (used when the upstream sends no `usage`).
+    pub prompt_tokens: u64,
+    /// The `max_tokens` cap (charged for non-streamed answers).
+    pub max_answer_tokens: u64,
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if let Some(m) = self.meter.take() {
+            let tokens = self.framer.usage().unwrap_or_else(|| {
+                m.prompt_tokens + (self.framer.content_chars() as u64).div_ceil(4)
+            });
+            m.budget.add_tokens(tokens);
+        }
+    }
 }
 
 impl Relay {

@@ -100,7 +100,10 @@ async fn rows_are_written_read_back_and_survive_restart() {
         report.contains("3 rows (1 up, 2 down, 1 refused)"),
         "{report}"
     );
-    let line = report
+    let down = &report[report
+        .find("rated down:")
+        .unwrap_or_else(|| panic!("{report}"))..];
+    let line = down
         .lines()
         .find(|l| l.to_lowercase().contains("sidebar"))
         .unwrap_or_else(|| panic!("{report}"));

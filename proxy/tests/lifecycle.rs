@@ -64,6 +64,7 @@ async fn binary_prints_start_line_and_never_logs_the_key() {
             .env("LLM_BASE_URL", &base)
             .env("LLM_MODEL", MODEL)
             .env("LLM_API_KEY", KEY)
+            .env("PROXY_INDEX", tiny_book_dir())
             .env("RUST_LOG", "debug")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -145,6 +146,20 @@ fn bad_values_stop_startup_with_one_line() {
             "LLM_BASE_URL",
         ),
         (&["--allowed-origins", "*"], &[], "allowed-origins"),
+        (
+            &[],
+            &[
+                ("LLM_BASE_URL", "http://127.0.0.1:1/v1"),
+                ("LLM_MODEL", "m"),
+            ],
+            "--index",
+        ),
+        (
+            &["--trusted-proxies", "10.0.0.0/40"],
+            &[],
+            "trusted-proxies",
+        ),
+        (&["--index", "/nonexistent-book"], &[], "--index"),
         (&["--first-byte-timeout", "soon"], &[], "first-byte-timeout"),
         (
             &[

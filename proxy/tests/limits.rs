@@ -9,13 +9,6 @@ use proxy::stub::Scenario;
 use serde_json::{json, Value};
 use support::*;
 
-fn messages(n: usize) -> Value {
-    let msgs: Vec<Value> = (0..n)
-        .map(|_| json!({"role": "user", "content": "hi"}))
-        .collect();
-    json!({"messages": msgs, "stream": true})
-}
-
 #[tokio::test]
 async fn body_over_64k_is_413() {
     let stub = stub(Scenario::Ok, Duration::ZERO).await;
@@ -43,23 +36,27 @@ async fn body_over_64k_is_413() {
 }
 
 #[tokio::test]
-async fn message_limits_are_400() {
+async fn requests_not_from_the_widget_are_400() {
     let stub = stub(Scenario::Ok, Duration::ZERO).await;
     let proxy = start(config_for(&stub.base_url())).await;
-    let v = expect_error(post_chat(&proxy, &messages(41)).await, 400, "bad_request").await;
-    assert!(v["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("too many messages"));
-    assert_eq!(post_chat(&proxy, &messages(40)).await.status(), 200);
+    let many: Vec<Value> = (0..40)
+        .map(|_| json!({"role": "user", "content": "hi"}))
+        .collect();
+    let v = expect_error(
+        post_chat(
+            &proxy,
+            &json!({"messages": many, "stream": true, "content_id": BOOK_ID}),
+        )
+        .await,
+        400,
+        "not_book_grounded",
+    )
+    .await;
+    assert_eq!(v["error"]["part"], "messages");
 
     let bad_role = json!({"messages": [{"role": "tool", "content": "x"}], "stream": true});
-    let v = expect_error(post_chat(&proxy, &bad_role).await, 400, "bad_request").await;
-    assert!(v["error"]["message"].as_str().unwrap().contains("role"));
-
-    let long =
-        json!({"messages": [{"role": "user", "content": "x".repeat(16_001)}], "stream": true});
-    expect_error(post_chat(&proxy, &long).await, 400, "bad_request").await;
+    let v = expect_error(post_chat(&proxy, &bad_role).await, 400, "not_book_grounded").await;
+    assert_eq!(v["error"]["part"], "body");
 
     let not_json = within(
         client()
@@ -72,11 +69,12 @@ async fn message_limits_are_400() {
     .unwrap();
     expect_error(not_json, 400, "bad_request").await;
     expect_error(
-        post_chat(&proxy, &json!({"messages": []})).await,
+        post_chat(&proxy, &json!({"messages": [], "content_id": BOOK_ID})).await,
         400,
-        "bad_request",
+        "not_book_grounded",
     )
     .await;
+    assert_eq!(post_chat(&proxy, &chat_body(true)).await.status(), 200);
     assert_eq!(
         stub.recorded().len(),
         1,

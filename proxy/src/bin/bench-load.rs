@@ -94,7 +94,14 @@ async fn run(args: Args) -> anyhow::Result<()> {
             .context("no parent folder")?
             .join("proxy"),
     };
+    // The guard checks every chat against the book: a tiny book whose long chunk fills the prompt
+    // budget (the widget cuts it), so the check runs on a full-size (~16 KB) prompt.
+    let book_dir = std::env::temp_dir().join(format!("bench-load-book-{}", std::process::id()));
+    std::fs::create_dir_all(&book_dir)?;
+    proxy::guard::testing::write_tiny_book(&book_dir, "benchbook")?;
     let mut child = tokio::process::Command::new(&proxy_bin)
+        .arg("--index")
+        .arg(&book_dir)
         .args([
             "--listen",
             "127.0.0.1:0",
@@ -131,17 +138,33 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .pool_max_idle_per_host(args.concurrency as usize * 2)
         .tcp_nodelay(true)
         .build()?;
-    let messages = json!([
-        {"role": "system", "content": "Answer only from the book excerpts below. ".repeat(40)},
-        {"role": "user", "content": "How do I configure the sidebar?"}
-    ]);
+    let chunks = proxy::guard::testing::tiny_chunks();
+    let sources: Vec<book_prompt::PromptSource<'_>> = [2usize, 0, 1]
+        .iter()
+        .filter_map(|&i| chunks.get(i))
+        .map(|(c, s, u, t)| book_prompt::PromptSource {
+            label: book_prompt::text::label(c, s.as_deref()),
+            url: u,
+            text: t,
+        })
+        .collect();
+    let prompt = book_prompt::build_prompt(&book_prompt::PromptInput {
+        question: "How do I start several nodes at once?",
+        sources: &sources,
+        selection: None,
+        history: &[],
+        prefs: book_prompt::Preferences::default(),
+        page_title: None,
+    });
+    let messages = serde_json::to_value(&prompt.messages)?;
     let direct_url = format!("{}/chat/completions", stub.base_url());
     let direct_body = json!({"model": "bench-model", "messages": messages, "stream": true,
                              "max_tokens": 1024, "temperature": 0.2})
     .to_string();
     let proxy_chat = format!("{proxy_url}/api/chat");
     let proxy_body =
-        json!({"messages": messages, "stream": true, "session_id": "bench"}).to_string();
+        json!({"messages": messages, "stream": true, "session_id": "bench", "content_id": "benchbook"})
+            .to_string();
 
     println!(
         "bench-load: {} streaming chats per phase, {} in flight, {} chunks each, {} ms between chunks; proxy pid {pid}",
@@ -196,6 +219,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             through.errors.len()
         );
     }
+    let _ = std::fs::remove_dir_all(&book_dir);
     Ok(())
 }
 

@@ -81,9 +81,26 @@ pub async fn stub(scenario: Scenario, delay: Duration) -> StubHandle {
     .unwrap()
 }
 
-/// A test configuration pointing at `base_url`, with short timeouts and a roomy rate limit.
+/// The content id of the tiny test book.
+pub const BOOK_ID: &str = "tinybook0000";
+
+/// A folder holding the tiny test book's index (written once per test binary).
+pub fn tiny_book_dir() -> std::path::PathBuf {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("proxy-tiny-book-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        proxy::guard::testing::write_tiny_book(&dir, BOOK_ID).unwrap();
+        dir
+    })
+    .clone()
+}
+
+/// A test configuration pointing at `base_url`, with short timeouts, a roomy rate limit and the
+/// tiny test book as the index requests are checked against.
 pub fn config_for(base_url: &str) -> Config {
     let mut cfg = Config {
+        index: vec![proxy::book::IndexLocation::Dir(tiny_book_dir())],
         upstream: Some(UpstreamConfig {
             chat_url: url::Url::parse(&format!("{base_url}/chat/completions")).unwrap(),
             api_key: ApiKey::new(KEY),
@@ -110,18 +127,36 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 
-/// A valid chat body.
+/// A prompt the widget would build for the tiny book: `question`, the first `sources` chunks.
+pub fn widget_prompt(question: &str, sources: usize, history: &[book_prompt::Turn]) -> Value {
+    let chunks = proxy::guard::testing::tiny_chunks();
+    let srcs: Vec<book_prompt::PromptSource<'_>> = chunks
+        .iter()
+        .take(sources)
+        .map(|(c, s, u, t)| book_prompt::PromptSource {
+            label: book_prompt::text::label(c, s.as_deref()),
+            url: u,
+            text: t,
+        })
+        .collect();
+    let p = book_prompt::build_prompt(&book_prompt::PromptInput {
+        question,
+        sources: &srcs,
+        selection: None,
+        history,
+        prefs: book_prompt::Preferences::default(),
+        page_title: None,
+    });
+    serde_json::to_value(&p.messages).unwrap()
+}
+
+/// A valid chat body: what the widget sends for a question about the tiny book.
 pub fn chat_body(stream: bool) -> Value {
     json!({
-        "messages": [
-            {"role": "system", "content": "Answer from the book."},
-            {"role": "user", "content": "What is a sidebar?"}
-        ],
+        "messages": widget_prompt("What is a node?", 1, &[]),
         "stream": stream,
         "session_id": "s-1",
-        "model": "client-picked-model",
-        "max_tokens": 100000,
-        "temperature": 1.9
+        "content_id": BOOK_ID
     })
 }
 
