@@ -319,4 +319,43 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       await context.close();
     }
   });
+
+  test('8. issue 12 crash sequence: ask, follow a citation, refused question, Escape, "Ask about this" opens the panel', {timeout: TEST_TIMEOUT}, async () => {
+    const {context, page, errors} = await newPage(browser);
+    const consoleErrors = [];
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+    try {
+      await openChat(page, proxy.url + '/docs/intro');
+      await ask(page, 'How do nodes exchange messages in ROS 2?');
+      await answered(page);
+      const {link, href} = await anchoredCitation(page);
+      await link.click();
+      await page.waitForURL((u) => u.href.endsWith(href) || u.pathname + u.hash === decodeURI(href), {timeout: 15000});
+      await page.waitForLoadState('load');
+      // After the navigation the panel is open again (restored); ask an off-topic question.
+      const box = page.getByRole('textbox', {name: 'Your question'});
+      if (!(await box.isVisible())) await page.getByRole('button', {name: 'Ask the book'}).click();
+      await box.waitFor({state: 'visible', timeout: 20000});
+      await ask(page, 'What is the best recipe for a chocolate cake?');
+      await lastAnswer(page).getByText('The book does not cover this', {exact: false}).waitFor();
+      await box.press('Escape');
+      await page.getByRole('dialog', {name: 'Ask the book'}).waitFor({state: 'detached', timeout: 5000});
+      const para = page.locator('.theme-doc-markdown p').first();
+      await para.scrollIntoViewIfNeeded();
+      await para.click({clickCount: 3});
+      const askThis = page.getByRole('button', {name: 'Ask about this'});
+      await askThis.waitFor({state: 'visible'});
+      await askThis.click();
+      await page.locator('blockquote[aria-label="Selected text"]').waitFor({state: 'visible', timeout: 5000});
+      // The earlier exchanges are still shown and the panel still answers.
+      assert.equal(await page.locator('.bc-turn').count(), 2);
+      await page.getByRole('button', {name: 'Send', exact: true}).click();
+      await answered(page);
+      await screenshot(page, '8-crash-sequence-answered');
+      assert.deepEqual(errors, []);
+      assert.deepEqual(consoleErrors.filter((e) => /panic|unreachable|book-chat/i.test(e)), []);
+    } finally {
+      await context.close();
+    }
+  });
 });
