@@ -53,10 +53,10 @@ impl Config {
 
     /// The proxy's base URL without a trailing slash.
     pub fn proxy(&self) -> Option<String> {
+        // "/" (same origin) becomes "", so "/api/chat" stays relative to the page's origin.
         self.proxy_url
             .as_deref()
             .map(|u| u.trim_end_matches('/').to_string())
-            .filter(|u| !u.is_empty())
     }
 
     /// Whether the panel is laid out right to left.
@@ -91,5 +91,7 @@ mod tests {
         assert_eq!(c.proxy().as_deref(), Some("/p"));
         assert_eq!(c.index_for("/docs/x"), "/i/");
         assert!(!c.rtl());
+        let same_origin: Config = serde_json::from_str(r#"{"proxyUrl":"/"}"#).unwrap();
+        assert_eq!(same_origin.proxy().as_deref(), Some(""));
     }
 }

@@ -81,7 +81,7 @@ pub enum IndexState {
 /// Why the book's index is unusable; `Display` is shown to the reader.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IndexError {
-    #[error("The book's index could not be downloaded ({0}). Check your connection and reload the page.")]
+    #[error("The book's index could not be loaded ({0}). Check your connection, then ask again.")]
     Download(Failure),
     #[error("The book's index is damaged ({0}). Reload the page; if it persists, tell the book's authors.")]
     Damaged(String),

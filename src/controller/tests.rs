@@ -308,7 +308,7 @@ fn index_is_chosen_by_page_prefix_and_errors_are_plain() {
     let err = block_on(c.ensure_index()).err().unwrap();
     let text = err.to_string();
     assert!(
-        text.contains("could not be downloaded") && !text.contains("Http {"),
+        text.contains("could not be loaded") && !text.contains("Http {"),
         "{text}"
     );
     assert!(matches!(c.index_state(), IndexState::Failed(_)));
