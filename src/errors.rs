@@ -2,25 +2,30 @@
 
 use crate::sse::parse_error_body;
 
-/// A failure of a chat request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A failure of a request; `Display` is plain words for the reader (never the Debug form).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Failure {
     /// No response at all (proxy down, offline, CORS).
+    #[error("the server could not be reached")]
     Network(String),
     /// A non-2xx response.
+    #[error("the server answered with error {status}")]
     Http {
         status: u16,
         retry_after: Option<u64>,
         body: String,
     },
     /// The body stopped before `[DONE]` (connection lost).
+    #[error("the connection was lost")]
     StreamCut,
     /// The proxy sent `event: error` mid-stream.
+    #[error("the assistant stopped with an error")]
     StreamError {
         code: Option<String>,
         message: String,
     },
     /// The reader pressed Stop.
+    #[error("stopped")]
     Aborted,
 }
 
@@ -83,17 +88,41 @@ pub fn recover(failure: &Failure, has_partial: bool) -> Recovery {
             retry_after,
             body,
         } => {
-            let secs = retry_after
-                .or_else(|| {
-                    let v: serde_json::Value = serde_json::from_str(body).ok()?;
-                    v.pointer("/error/retry_after")
-                        .and_then(serde_json::Value::as_u64)
-                })
-                .unwrap_or(DEFAULT_RETRY_SECS);
+            let secs = wait_secs(*retry_after, body);
             Recovery::Fail {
-                message: format!("Too many questions right now: try again in {secs} s."),
+                message: format!(
+                    "Too many questions right now: wait {secs} s, then press Retry."
+                ),
                 retry: true,
             }
+        }
+        Failure::Http {
+            status: 409, body, ..
+        } if error_code(body).as_deref() == Some("book_updated") => Recovery::Fail {
+            message: "This book was updated since the page loaded; reload the page.".into(),
+            retry: false,
+        },
+        Failure::Http {
+            status: 400, body, ..
+        } if error_code(body).as_deref() == Some("not_book_grounded") => Recovery::Fail {
+            message: "The assistant only answers from this book's sections, and this request \
+                      had none. Rephrase the question with words the book uses, or open the sources."
+                .into(),
+            retry: false,
+        },
+        Failure::Http {
+            status: 503,
+            retry_after,
+            body,
+        } if error_code(body).as_deref() == Some("budget_exhausted") => {
+            let secs = wait_secs(*retry_after, body);
+            fail(
+                format!(
+                    "The assistant has used its budget for now: wait {secs} s, then press Retry \
+                     (the book's sections stay open to you meanwhile)."
+                ),
+                true,
+            )
         }
         Failure::Http { status: 503, .. } if !has_partial => Recovery::Extractive,
         Failure::Http { status, body, .. } => {
@@ -110,6 +139,22 @@ pub fn recover(failure: &Failure, has_partial: bool) -> Recovery {
             fail(message, !matches!(status, 400 | 413))
         }
     }
+}
+
+/// The proxy's error code (`{"error":{"code":…}}`), if the body has one.
+fn error_code(body: &str) -> Option<String> {
+    parse_error_body(body).and_then(|(code, _)| code)
+}
+
+/// Seconds to wait: the `Retry-After` header, else the body's `error.retry_after`, else a default.
+fn wait_secs(header: Option<u64>, body: &str) -> u64 {
+    header
+        .or_else(|| {
+            let v: serde_json::Value = serde_json::from_str(body).ok()?;
+            v.pointer("/error/retry_after")
+                .and_then(serde_json::Value::as_u64)
+        })
+        .unwrap_or(DEFAULT_RETRY_SECS)
 }
 
 /// Parses a `Retry-After` header given in seconds (HTTP dates are rare from our proxy and ignored).
@@ -167,7 +212,7 @@ mod tests {
         assert_eq!(
             r,
             Recovery::Fail {
-                message: "Too many questions right now: try again in 7 s.".into(),
+                message: "Too many questions right now: wait 7 s, then press Retry.".into(),
                 retry: true
             }
         );
@@ -225,6 +270,64 @@ mod tests {
             false,
         );
         assert!(matches!(r, Recovery::Fail { retry: false, .. }));
+    }
+
+    #[test]
+    fn proxy_codes_in_plain_words() {
+        let http = |status, retry_after, body: &str| Failure::Http {
+            status,
+            retry_after,
+            body: body.into(),
+        };
+        let r = recover(
+            &http(
+                409,
+                None,
+                r#"{"error":{"code":"book_updated","message":"x"}}"#,
+            ),
+            false,
+        );
+        assert_eq!(
+            r,
+            Recovery::Fail {
+                message: "This book was updated since the page loaded; reload the page.".into(),
+                retry: false
+            }
+        );
+        let r = recover(
+            &http(
+                400,
+                None,
+                r#"{"error":{"code":"not_book_grounded","message":"x"}}"#,
+            ),
+            false,
+        );
+        assert!(
+            matches!(r, Recovery::Fail { retry: false, ref message } if message.contains("sources"))
+        );
+        let r = recover(
+            &http(
+                503,
+                Some(42),
+                r#"{"error":{"code":"budget_exhausted","message":"x"}}"#,
+            ),
+            false,
+        );
+        assert!(
+            matches!(r, Recovery::Fail { retry: true, ref message } if message.contains("42 s"))
+        );
+        let r = recover(
+            &http(
+                429,
+                None,
+                r#"{"error":{"code":"rate_limited","retry_after":9}}"#,
+            ),
+            false,
+        );
+        assert!(matches!(r, Recovery::Fail { ref message, .. } if message.contains("9 s")));
+        // Display never shows the Debug form.
+        let shown = http(404, None, "").to_string();
+        assert!(!shown.contains('{') && shown.contains("404"), "{shown}");
     }
 
     #[test]

@@ -6,9 +6,11 @@
 pub mod answer;
 pub mod citations;
 pub mod confidence;
+pub mod controller;
 pub mod errors;
 pub mod extractive;
 pub mod followup;
+pub mod i18n;
 pub mod markdown;
 pub mod prefs;
 pub mod prompt;

@@ -45,9 +45,48 @@ pub fn capture(raw: &str) -> Option<Selection> {
     })
 }
 
+/// Captures a selection made inside a code block: lines and indentation are kept (code that runs
+/// together is unreadable) and the text is fenced as Markdown code, so the quote shows it as code
+/// and the prompt quotes it as code. Cut at a line end to [`MAX_SELECTION_CHARS`].
+pub fn capture_code(raw: &str) -> Option<Selection> {
+    let lines: Vec<&str> = raw.lines().map(str::trim_end).collect();
+    let start = lines.iter().position(|l| !l.is_empty())?;
+    let end = lines.iter().rposition(|l| !l.is_empty())?;
+    let code = lines[start..=end].join("\n").replace("```", "ʼʼʼ");
+    let original_chars = code.chars().count();
+    let mut kept = String::new();
+    for line in code.split('\n') {
+        if kept.chars().count() + line.chars().count() + 1 > MAX_SELECTION_CHARS {
+            break;
+        }
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    if kept.is_empty() {
+        kept = cut_at_word(&code, MAX_SELECTION_CHARS);
+        kept.push('\n');
+    }
+    Some(Selection {
+        text: format!("```\n{kept}```"),
+        original_chars,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_keeps_its_lines() {
+        let s = capture_code("\n  def f():\n      return 1   \n\n").unwrap();
+        assert_eq!(s.text, "```\n  def f():\n      return 1\n```");
+        assert!(!s.truncated());
+        let long = "x = 1\n".repeat(400);
+        let s = capture_code(&long).unwrap();
+        assert!(s.truncated() && s.text.chars().count() <= MAX_SELECTION_CHARS + 8);
+        assert!(s.text.ends_with("x = 1\n```"));
+        assert_eq!(capture_code(" \n "), None);
+    }
 
     #[test]
     fn short_selection_is_kept() {

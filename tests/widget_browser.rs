@@ -120,8 +120,7 @@ async fn setup(proxy: bool, clear: bool) -> W {
     let env = Env {
         config: Config {
             proxy_url: proxy.then(|| PROXY.to_string()),
-            index_url: String::new(),
-            encoder_url: None,
+            ..Config::default()
         },
         transport: Rc::new(t.clone()),
         index: IndexSource::Ready(retriever()),
@@ -295,11 +294,7 @@ async fn errors_rate_limit_network_and_stop() {
         body: String::new(),
     }));
     w.ask("What is a ROS node?").await;
-    assert!(
-        w.text(".bc-a").contains("try again in 7 s"),
-        "{}",
-        w.text(".bc-a")
-    );
+    assert!(w.text(".bc-a").contains("wait 7 s"), "{}", w.text(".bc-a"));
 
     w.t.push(Script::fail(Failure::Network("down".into())));
     w.ask("What are topics?").await;
@@ -346,4 +341,71 @@ async fn errors_rate_limit_network_and_stop() {
     w.ask("What is a ROS node exactly?").await;
     assert!(w.text(".bc-a").contains("Half an answer"));
     assert!(w.text(".bc-a").contains("Incomplete answer"));
+}
+
+/// Issue 12: exchanges asked while the panel was open must survive the panel closing (their state
+/// used to be owned by the panel, disposed on Escape, and read again on reopening: a panic).
+#[wasm_bindgen_test]
+async fn exchanges_survive_closing_and_reopening() {
+    let w = setup(true, true).await;
+    w.open().await;
+    w.t.push(Script::answer(&[
+        "Nodes exchange messages over topics [1].",
+    ]));
+    w.ask("How do nodes exchange messages in ROS 2?").await;
+    w.ask("What is the best recipe for a chocolate cake?").await;
+    assert!(w.text(".bc-a").contains("does not cover"));
+    w.click("Close").await;
+    assert!(w.q("[role=dialog]").is_none());
+    w.open().await;
+    assert_eq!(w.all(".bc-turn").len(), 2);
+    w.ask("Another off-topic pizza question?").await;
+    assert_eq!(w.all(".bc-turn").len(), 3);
+    w.click("Close").await;
+    w.open().await;
+    assert!(w.text(".bc-q").contains("pizza"));
+    // The refusals were reported to the proxy (contract 2).
+    let reports =
+        w.t.requests
+            .borrow()
+            .iter()
+            .filter(|(u, b)| u.ends_with("/api/feedback") && b.contains("\"refused\":true"))
+            .count();
+    assert_eq!(reports, 2);
+}
+
+#[wasm_bindgen_test]
+async fn settings_change_the_prompt_and_persist() {
+    let w = setup(true, true).await;
+    w.open().await;
+    w.click("Answer settings").await;
+    let select: web_sys::HtmlSelectElement =
+        w.q(".bc-settings select").unwrap().dyn_into().unwrap();
+    select.set_value("basic");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    select
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+    settle().await;
+    w.t.push(Script::answer(&["Simple words [1]."]));
+    w.ask("What is a ROS node?").await;
+    let body =
+        w.t.requests
+            .borrow()
+            .iter()
+            .find(|(u, _)| u.ends_with("/api/chat"))
+            .unwrap()
+            .1
+            .clone();
+    assert!(body.contains("beginner"), "{body}");
+    let stored = web_sys::window()
+        .unwrap()
+        .local_storage()
+        .unwrap()
+        .unwrap()
+        .get_item(book_chat::session::STORAGE_KEY)
+        .unwrap()
+        .unwrap();
+    assert!(stored.contains("\"basic\""), "{stored}");
 }

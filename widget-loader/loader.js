@@ -63,7 +63,7 @@
         })
         .then(function (mod) {
           if (bubble) bubble.remove();
-          mod.mount_widget({ proxyUrl: cfg.proxyUrl, indexUrl: cfg.indexUrl || "", encoderUrl: cfg.encoderUrl ? new URL(cfg.encoderUrl, location.href).href : null }, !!open);
+          mod.mount_widget({ proxyUrl: cfg.proxyUrl, indexUrl: cfg.indexUrl || "", encoderUrl: cfg.encoderUrl ? new URL(cfg.encoderUrl, location.href).href : null, indexes: cfg.indexes || [], locale: cfg.locale || null, direction: cfg.direction || null, strings: cfg.strings || {} }, !!open);
           return mod;
         })
         .catch(function (err) {

@@ -47,9 +47,14 @@ fn node(n: Node, sources: &[SourceRef]) -> AnyView {
                     <button
                         type="button"
                         class="bc-btn bc-copy"
+                        aria-label="Copy code"
                         on:click=move |_| {
-                            super::web::copy_text(&copy);
-                            copied.set(true);
+                            let text = copy.clone();
+                            leptos::task::spawn_local(async move {
+                                if super::web::copy_text(&text).await {
+                                    copied.set(true);
+                                }
+                            });
                         }
                     >
                         {move || if copied.get() { "Copied" } else { "Copy" }}
@@ -87,7 +92,10 @@ fn node(n: Node, sources: &[SourceRef]) -> AnyView {
                     }
                     .into_any()
                 }
-                Kind::Table => view! { <table><tbody>{c}</tbody></table> }.into_any(),
+                Kind::Table => {
+                    view! { <div class="bc-table"><table><tbody>{c}</tbody></table></div> }
+                        .into_any()
+                }
                 Kind::TableRow => view! { <tr>{c}</tr> }.into_any(),
                 Kind::TableCell => view! { <td>{c}</td> }.into_any(),
             }

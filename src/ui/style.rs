@@ -22,7 +22,7 @@ pub const CSS: &str = r#"
 .bc-root *, .bc-root *::before, .bc-root *::after { box-sizing: border-box; }
 .bc-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .bc-bubble {
-  position: fixed; right: 20px; bottom: 20px; z-index: 2147483000; width: 56px; height: 56px; border-radius: 50%;
+  position: fixed; inset-inline-end: 20px; bottom: 20px; z-index: 2147483000; width: 56px; height: 56px; border-radius: 50%;
   border: none; background: var(--bc-primary); color: var(--bc-on-primary); cursor: pointer; box-shadow: 0 4px 14px rgba(0,0,0,.25);
   font-size: 24px; display: flex; align-items: center; justify-content: center;
 }
@@ -34,7 +34,7 @@ pub const CSS: &str = r#"
   background: var(--bc-primary); color: var(--bc-on-primary); font: inherit; font-size: 13px; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.2);
 }
 .bc-panel {
-  position: fixed; right: 20px; bottom: 88px; z-index: 2147483002; width: min(420px, calc(100vw - 40px));
+  position: fixed; inset-inline-end: 20px; bottom: 88px; z-index: 2147483002; width: min(420px, calc(100vw - 40px));
   height: min(640px, calc(100vh - 120px)); display: flex; flex-direction: column; background: var(--bc-bg);
   color: var(--bc-fg); border: 1px solid var(--bc-border); border-radius: 12px; box-shadow: 0 12px 32px rgba(0,0,0,.3); overflow: hidden;
 }
@@ -42,7 +42,14 @@ pub const CSS: &str = r#"
   .bc-panel { inset: 0; width: 100vw; height: 100vh; height: 100dvh; border-radius: 0; border: none; }
 }
 .bc-head { display: flex; align-items: center; gap: 8px; padding: 10px 12px; border-bottom: 1px solid var(--bc-border); }
+.bc-head { position: relative; }
 .bc-head h2 { font-size: 16px; margin: 0; flex: 1; }
+.bc-settings { position: absolute; top: 100%; inset-inline-end: 8px; z-index: 1; display: flex; flex-direction: column; gap: 8px;
+  padding: 10px 12px; background: var(--bc-bg); border: 1px solid var(--bc-border); border-radius: 8px; box-shadow: 0 6px 18px rgba(0,0,0,.2); font-size: 13px; }
+.bc-settings label { display: flex; align-items: center; justify-content: space-between; gap: 10px; }
+.bc-settings select { font: inherit; background: var(--bc-bg); color: var(--bc-fg); border: 1px solid var(--bc-border); border-radius: 6px; padding: 2px 4px; }
+.bc-settings .bc-check { justify-content: flex-start; }
+.bc-jump { position: absolute; bottom: 150px; left: 50%; transform: translateX(-50%); box-shadow: 0 2px 8px rgba(0,0,0,.2); }
 .bc-btn { font: inherit; font-size: 13px; padding: 4px 10px; border-radius: 6px; border: 1px solid var(--bc-border);
   background: var(--bc-soft); color: var(--bc-fg); cursor: pointer; }
 .bc-btn:disabled { opacity: .5; cursor: default; }
@@ -53,25 +60,35 @@ pub const CSS: &str = r#"
 .bc-log { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 14px; }
 .bc-empty { color: var(--bc-muted); font-size: 14px; }
 .bc-q { align-self: flex-end; max-width: 90%; background: var(--bc-primary); color: var(--bc-on-primary); padding: 8px 12px; border-radius: 12px 12px 2px 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
-.bc-quote { border-left: 3px solid var(--bc-primary); background: var(--bc-quote); padding: 4px 8px; margin: 0 0 6px; font-size: 13px; color: var(--bc-fg); white-space: normal; }
+.bc-quote { border-inline-start: 3px solid var(--bc-primary); background: var(--bc-quote); padding: 4px 8px; margin: 0; font-size: 13px; color: var(--bc-fg); white-space: normal; }
+.bc-quote p, .bc-quote pre { margin: 0; }
+.bc-quote pre { white-space: pre; overflow-x: auto; font-size: 12px; }
+.bc-quote .bc-copy { display: none; }
+.bc-quote[data-collapsed="true"] { max-height: 4.8em; overflow: hidden; -webkit-mask-image: linear-gradient(#000 60%, transparent); mask-image: linear-gradient(#000 60%, transparent); }
+.bc-quote-wrap { margin: 0 0 6px; }
+.bc-link { font: inherit; font-size: 12px; background: none; border: none; padding: 2px 0; color: inherit; text-decoration: underline; cursor: pointer; }
+.bc-form .bc-link { color: var(--bc-primary); }
 .bc-a { max-width: 100%; overflow-wrap: anywhere; }
 .bc-a p { margin: 0 0 8px; }
 .bc-a pre { position: relative; background: var(--bc-soft); padding: 10px; border-radius: 6px; overflow-x: auto; font-size: 13px; }
 .bc-a code { font-family: var(--ifm-font-family-monospace, ui-monospace, SFMono-Regular, Menlo, monospace); font-size: 90%; }
-.bc-a blockquote { margin: 0 0 8px; padding: 2px 10px; border-left: 3px solid var(--bc-border); color: var(--bc-fg); }
-.bc-a table { border-collapse: collapse; font-size: 13px; }
-.bc-a td, .bc-a th { border: 1px solid var(--bc-border); padding: 2px 6px; }
+.bc-a blockquote { margin: 0 0 8px; padding: 2px 10px; border-inline-start: 3px solid var(--bc-border); color: var(--bc-fg); }
+.bc-table { overflow-x: auto; margin: 0 0 8px; }
+.bc-root table { border-collapse: collapse; font-size: 13px; }
+.bc-root td, .bc-root th { border: 1px solid var(--bc-border); padding: 2px 6px; text-align: start; vertical-align: top; }
 .bc-a a { color: var(--bc-primary); }
-.bc-copy { position: absolute; top: 4px; right: 4px; font-size: 12px; }
+.bc-copy { position: absolute; top: 4px; inset-inline-end: 4px; font-size: 12px; }
 .bc-cite { font-size: 12px; vertical-align: super; text-decoration: none; margin: 0 1px; }
 .bc-meta { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin-top: 6px; font-size: 12px; color: var(--bc-muted); }
 .bc-badge { border: 1px solid var(--bc-border); border-radius: 10px; padding: 0 8px; }
 .bc-badge-low { color: var(--bc-danger); }
 .bc-status { font-size: 13px; color: var(--bc-muted); }
 .bc-error { font-size: 13px; color: var(--bc-danger); }
-.bc-sources { margin: 8px 0 0; padding: 0 0 0 18px; font-size: 13px; }
+.bc-sources { margin: 8px 0 0; padding: 0; padding-inline-start: 18px; font-size: 13px; }
 .bc-sources li { margin-bottom: 4px; }
-.bc-sources p { margin: 0; color: var(--bc-muted); font-size: 12px; }
+.bc-snippet, .bc-snippet p { margin: 0; color: var(--bc-muted); font-size: 12px; }
+.bc-snippet pre { font-size: 11px; overflow-x: auto; }
+.bc-snippet .bc-copy { display: none; }
 .bc-sugg { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
 .bc-sugg button { font: inherit; font-size: 12px; border: 1px solid var(--bc-primary); color: var(--bc-primary); background: none; border-radius: 12px; padding: 2px 10px; cursor: pointer; }
 .bc-form { border-top: 1px solid var(--bc-border); padding: 8px 12px 10px; }
@@ -80,7 +97,7 @@ pub const CSS: &str = r#"
 .bc-row { display: flex; align-items: center; gap: 8px; margin-top: 6px; }
 .bc-counter { font-size: 12px; color: var(--bc-muted); flex: 1; }
 .bc-counter-warn { color: var(--bc-danger); }
-.bc-spin { display: inline-block; width: 10px; height: 10px; border: 2px solid var(--bc-muted); border-top-color: transparent; border-radius: 50%; animation: bc-spin 1s linear infinite; margin-right: 6px; }
+.bc-spin { display: inline-block; width: 10px; height: 10px; border: 2px solid var(--bc-muted); border-top-color: transparent; border-radius: 50%; animation: bc-spin 1s linear infinite; margin-inline-end: 6px; }
 @keyframes bc-spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .bc-spin { animation: none; } }
 "#;

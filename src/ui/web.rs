@@ -309,6 +309,36 @@ pub async fn load_encoder(
     }))
 }
 
+/// Downloads the question encoder's weights (`base`/`file`) and its module (`module_url`) in the
+/// background and attaches it to `retriever`; questions asked meanwhile use BM25 alone.
+pub fn start_encoder(
+    module_url: String,
+    retriever: Rc<dyn crate::retrieval::Retriever>,
+    base: String,
+    file: String,
+) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let t = WebTransport::default();
+        let weights = match t.get(&crate::retrieval::asset_url(&base, &file)).await {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                warn(&format!("book-chat: the question encoder's weights did not load ({e}); answering with keyword search only"));
+                return;
+            }
+        };
+        match load_encoder(&module_url, &weights).await {
+            Ok(encode) => {
+                retriever.attach_encoder(encode);
+                // Visible to operators and tests: questions are now embedded in the browser.
+                set_host_attribute("data-search", "hybrid");
+            }
+            Err(e) => warn(&format!(
+                "book-chat: the question encoder did not start ({e}); answering with keyword search only"
+            )),
+        }
+    });
+}
+
 /// Sets an attribute on the widget's host element (outside the shadow root, so pages and tests see it).
 pub fn set_host_attribute(name: &str, value: &str) {
     if let Some(host) = web_sys::window()
@@ -421,8 +451,15 @@ pub fn nearest_heading() -> Option<String> {
     best
 }
 
-/// The current text selection when it lies inside the article: its text and bounding rectangle.
-pub fn article_selection() -> Option<(String, web_sys::DomRect)> {
+/// A selection in the article: its text, where it is, and whether it lies in a code block.
+pub struct ArticleSelection {
+    pub text: String,
+    pub rect: web_sys::DomRect,
+    pub code: bool,
+}
+
+/// The current text selection when it lies inside the article.
+pub fn article_selection() -> Option<ArticleSelection> {
     let window = web_sys::window()?;
     let sel = window.get_selection().ok()??;
     if sel.is_collapsed() || sel.range_count() == 0 {
@@ -434,17 +471,28 @@ pub fn article_selection() -> Option<(String, web_sys::DomRect)> {
         None => node.parent_element()?,
     };
     el.closest(ARTICLE_SELECTOR).ok()??;
+    let code = el.closest("pre").ok().flatten().is_some();
     let text: String = sel.to_string().into();
     if text.trim().is_empty() {
         return None;
     }
     let rect = sel.get_range_at(0).ok()?.get_bounding_client_rect();
-    Some((text, rect))
+    Some(ArticleSelection { text, rect, code })
 }
 
-/// Copies text to the clipboard (best effort).
-pub fn copy_text(text: &str) {
-    if let Some(w) = web_sys::window() {
-        let _ = w.navigator().clipboard().write_text(text);
-    }
+/// Copies text to the clipboard; resolves whether it worked (permission, insecure page).
+pub async fn copy_text(text: &str) -> bool {
+    let Some(w) = web_sys::window() else {
+        return false;
+    };
+    JsFuture::from(w.navigator().clipboard().write_text(text))
+        .await
+        .is_ok()
+}
+
+/// The page's origin (`https://book.example`), to make cited URLs absolute in copied answers.
+pub fn origin() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .unwrap_or_default()
 }

@@ -78,7 +78,7 @@ export function within(ms, what, promise) {
  * Starts the proxy on `port` serving the built site. `upstream` = the stub's base URL, or null
  * for no LLM (extractive answers). Resolves once it prints its start line.
  */
-export async function startProxy({port, upstream = null}) {
+export async function startProxy({port, upstream = null, args: extraArgs = []}) {
   const env = {...process.env, RUST_LOG: 'warn'};
   delete env.LLM_BASE_URL;
   delete env.LLM_API_KEY;
@@ -87,7 +87,7 @@ export async function startProxy({port, upstream = null}) {
     env.LLM_BASE_URL = upstream;
     env.LLM_MODEL = 'stub-model';
   }
-  const args = ['--listen', `127.0.0.1:${port}`, '--site', SITE, '--shutdown-grace', '1s'];
+  const args = ['--listen', `127.0.0.1:${port}`, '--site', SITE, '--shutdown-grace', '1s', ...extraArgs];
   const child = spawn(PROXY_BIN, args, {env, stdio: ['ignore', 'pipe', 'pipe']});
   children.add(child);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({code, signal})));

@@ -1,0 +1,315 @@
+//! The conversation flow end to end on the scripted transport (no browser).
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use super::*;
+use crate::errors::Failure;
+use crate::retrieval::{demo_meta, MemoryRetriever};
+use crate::transport::{Script, ScriptedTransport};
+
+struct Noop;
+impl Wake for Noop {
+    fn wake(self: Arc<Self>) {}
+}
+
+/// Polls `f` until it is ready (the scripted transport never waits on the outside world).
+fn block_on<T>(f: impl Future<Output = T>) -> T {
+    let mut f = Box::pin(f);
+    let w = Waker::from(Arc::new(Noop));
+    for _ in 0..10_000 {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(&w)) {
+            return v;
+        }
+    }
+    panic!("future never finished");
+}
+
+#[derive(Default)]
+struct TestHost {
+    saved: RefCell<Vec<String>>,
+    changes: RefCell<Vec<Change>>,
+    spawned: RefCell<Vec<LocalFuture<()>>>,
+    path: RefCell<String>,
+}
+
+impl TestHost {
+    fn run_spawned(&self) {
+        let list: Vec<_> = self.spawned.borrow_mut().drain(..).collect();
+        for f in list {
+            block_on(f);
+        }
+    }
+}
+
+impl Host for TestHost {
+    fn now_ms(&self) -> f64 {
+        1_795_000_000_000.0
+    }
+    fn new_session_id(&self) -> String {
+        "sid-1".into()
+    }
+    fn page(&self, selection: Option<String>) -> PageContext {
+        PageContext {
+            url: self.path.borrow().clone(),
+            title: "Nodes".into(),
+            section: None,
+            selection,
+        }
+    }
+    fn save(&self, json: &str) {
+        self.saved.borrow_mut().push(json.to_string());
+    }
+    fn changed(&self, what: Change) {
+        self.changes.borrow_mut().push(what);
+    }
+    fn spawn(&self, fut: LocalFuture<()>) {
+        self.spawned.borrow_mut().push(fut);
+    }
+}
+
+fn retriever() -> Rc<dyn Retriever> {
+    Rc::new(MemoryRetriever::new(
+        vec![
+            (
+                demo_meta(0, "ROS 2", Some("Nodes"), "/docs/ros#nodes"),
+                "A node is a process in the ROS graph. Nodes publish data on topics.".into(),
+            ),
+            (
+                demo_meta(1, "ROS 2", Some("Topics"), "/docs/ros#topics"),
+                "Topics carry messages between ROS nodes.".into(),
+            ),
+        ],
+        1.0,
+    ))
+}
+
+fn setup(proxy: bool) -> (Rc<Conversation>, ScriptedTransport, Rc<TestHost>) {
+    let t = ScriptedTransport::default();
+    let host = Rc::new(TestHost::default());
+    let config = Config {
+        proxy_url: proxy.then(|| "/proxy/".to_string()),
+        ..Config::default()
+    };
+    if proxy {
+        t.set_get("/proxy/api/health", Ok(br#"{"upstream":"stub"}"#.to_vec()));
+    }
+    let env = Env {
+        config,
+        transport: Rc::new(t.clone()),
+        index: IndexSource::Ready(retriever()),
+    };
+    let c = Conversation::new(env, host.clone(), None);
+    (c, t, host)
+}
+
+#[test]
+fn llm_answer_streams_into_the_exchange() {
+    let (c, t, host) = setup(true);
+    t.push(Script::answer(&["Nodes talk ", "over topics [1]."]));
+    let id = c.ask("How do ROS nodes exchange messages?", None).unwrap();
+    assert!(!block_on(c.clone().run(id)));
+    let e = c.exchange(id).unwrap();
+    assert_eq!(e.answer, "Nodes talk over topics [1].");
+    assert_eq!(e.status, Status::Complete);
+    assert_eq!(e.mode, Mode::Llm);
+    assert!(e.confidence.is_some());
+    assert_eq!(c.busy(), None);
+    let (url, body) = t.requests.borrow()[0].clone();
+    assert_eq!(url, "/proxy/api/chat");
+    assert!(body.contains("exchange messages"));
+    assert!(host.changes.borrow().contains(&Change::Exchange(id)));
+    assert!(host.saved.borrow().last().unwrap().contains("over topics"));
+}
+
+#[test]
+fn refusal_is_reported_to_the_proxy() {
+    let (c, t, host) = setup(true);
+    let id = c
+        .ask("What is the best recipe for a chocolate cake?", None)
+        .unwrap();
+    block_on(c.clone().run(id));
+    assert_eq!(c.exchange(id).unwrap().mode, Mode::Refusal);
+    host.run_spawned();
+    let reqs = t.requests.borrow();
+    let (url, body) = reqs.last().unwrap();
+    assert_eq!(url, "/proxy/api/feedback");
+    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(v["rating"], "none");
+    assert_eq!(v["refused"], true);
+    assert_eq!(
+        v["question"],
+        "What is the best recipe for a chocolate cake?"
+    );
+    // No chat request was made for it.
+    assert!(reqs.iter().all(|(u, _)| u != "/proxy/api/chat"));
+}
+
+#[test]
+fn thumbs_are_sent_with_cited_urls() {
+    let (c, t, host) = setup(true);
+    t.push(Script::answer(&["Over topics [1]."]));
+    let id = c.ask("How do ROS nodes exchange messages?", None).unwrap();
+    block_on(c.clone().run(id));
+    c.rate(id, Rating::Up);
+    host.run_spawned();
+    let body = t.requests.borrow().last().unwrap().1.clone();
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["rating"], "up");
+    assert_eq!(v["refused"], false);
+    assert_eq!(v["session_id"], "sid-1");
+    assert_eq!(v["cited_urls"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn no_proxy_answers_with_excerpts() {
+    let (c, t, _) = setup(false);
+    let id = c.ask("What is a ROS node?", None).unwrap();
+    block_on(c.clone().run(id));
+    let e = c.exchange(id).unwrap();
+    assert_eq!(e.mode, Mode::Extractive);
+    assert!(e.answer.contains("[1]"));
+    assert_eq!(t.request_count(), 0);
+}
+
+#[test]
+fn no_upstream_503_falls_back_to_excerpts() {
+    let (c, t, _) = setup(true);
+    t.push(Script::fail(Failure::Http {
+        status: 503,
+        retry_after: None,
+        body: r#"{"error":{"code":"no_upstream","message":"none"}}"#.into(),
+    }));
+    let id = c.ask("What is a ROS node?", None).unwrap();
+    block_on(c.clone().run(id));
+    assert_eq!(c.exchange(id).unwrap().mode, Mode::Extractive);
+}
+
+#[test]
+fn cut_stream_keeps_partial_and_failure_offers_retry() {
+    let (c, t, _) = setup(true);
+    t.push(Script::Chunks {
+        chunks: vec![b"data: {\"choices\":[{\"delta\":{\"content\":\"Half\"}}]}\n\n".to_vec()],
+        end: Ok(()),
+    });
+    let id = c.ask("How do ROS nodes exchange messages?", None).unwrap();
+    assert!(!block_on(c.clone().run(id)));
+    let e = c.exchange(id).unwrap();
+    assert_eq!(e.answer, "Half");
+    assert!(matches!(e.status, Status::Incomplete(_)));
+    // A network failure before any text: failed, Retry offered, plain words.
+    t.push(Script::fail(Failure::Network(
+        "TypeError: Failed to fetch".into(),
+    )));
+    assert!(block_on(c.clone().run(id)));
+    let Status::Failed { message, retry } = c.exchange(id).unwrap().status else {
+        panic!()
+    };
+    assert!(retry);
+    assert!(
+        !message.contains("TypeError") && !message.contains('{'),
+        "{message}"
+    );
+    // Retry answers.
+    t.push(Script::answer(&["Fine [1]."]));
+    assert!(!block_on(c.clone().run(id)));
+    assert_eq!(c.exchange(id).unwrap().status, Status::Complete);
+}
+
+#[test]
+fn selection_alone_asks_explain_this_and_busy_blocks() {
+    let (c, t, _) = setup(true);
+    let sel = crate::selection::capture("A node is a process in the ROS graph.").unwrap();
+    let id = c.ask("  ", Some(sel)).unwrap();
+    let e = c.exchange(id).unwrap();
+    assert_eq!(e.question, EXPLAIN_THIS);
+    assert!(e.selection.is_some());
+    assert_eq!(
+        c.ask("", None),
+        Err(AskError::Invalid(QuestionError::Empty))
+    );
+    let id = c.ask("How do ROS nodes exchange messages?", None).unwrap();
+    t.push(Script::Hang { chunks: vec![] });
+    let mut run = Box::pin(c.clone().run(id));
+    let w = Waker::from(Arc::new(Noop));
+    assert!(run.as_mut().poll(&mut Context::from_waker(&w)).is_pending());
+    assert_eq!(c.busy(), Some(id));
+    assert_eq!(c.ask("Another question?", None), Err(AskError::Busy));
+    c.stop();
+    assert!(block_on(run));
+    assert_eq!(c.busy(), None);
+}
+
+#[test]
+fn preferences_persist_and_shape_the_prompt() {
+    let (c, t, host) = setup(true);
+    let prefs = Preferences {
+        detail: crate::prefs::Detail::Basic,
+        format: crate::prefs::Format::Examples,
+        citations: false,
+    };
+    c.set_prefs(prefs);
+    assert!(host.saved.borrow().last().unwrap().contains("\"basic\""));
+    t.push(Script::answer(&["Ok."]));
+    let id = c.ask("How do ROS nodes exchange messages?", None).unwrap();
+    block_on(c.clone().run(id));
+    let body = t.requests.borrow()[0].1.clone();
+    assert!(body.contains("beginner"), "{body}");
+    // New chat keeps them.
+    c.new_chat();
+    assert_eq!(c.prefs(), prefs);
+    assert!(c.ids().is_empty());
+    // A restored session keeps them too.
+    let stored = host.saved.borrow().last().unwrap().clone();
+    let env = Env {
+        config: Config::default(),
+        transport: Rc::new(ScriptedTransport::default()),
+        index: IndexSource::Ready(retriever()),
+    };
+    assert_eq!(
+        Conversation::new(env, host.clone(), Some(&stored)).prefs(),
+        prefs
+    );
+}
+
+#[test]
+fn index_is_chosen_by_page_prefix_and_errors_are_plain() {
+    let t = ScriptedTransport::default();
+    let host = Rc::new(TestHost::default());
+    *host.path.borrow_mut() = "/docs/2.0/intro".into();
+    let config: Config = serde_json::from_str(
+        r#"{"indexUrl":"/idx/","indexes":[{"prefix":"/docs/2.0/","indexUrl":"/idx2/"}]}"#,
+    )
+    .unwrap();
+    let env = Env {
+        config,
+        transport: Rc::new(t.clone()),
+        index: IndexSource::Download,
+    };
+    let c = Conversation::new(env, host.clone(), None);
+    let chunks = serde_json::json!([book_retrieval::Chunk {
+        meta: demo_meta(0, "ROS 2", Some("Nodes"), "/docs/2.0/ros#nodes"),
+        text: "A node is a process in the ROS graph.".into(),
+    }]);
+    t.set_get(
+        "/idx2/manifest.json",
+        Ok(br#"{"format_version":1,"content_hash":"x","files":{"index":"i.bin","chunks":"c.json"}}"#.to_vec()),
+    );
+    t.set_get("/idx2/c.json", Ok(chunks.to_string().into_bytes()));
+    if let Err(e) = block_on(c.ensure_index()) {
+        panic!("{e}");
+    }
+    assert_eq!(c.index_state(), IndexState::Ready);
+    // Another version's page: its own index, which is missing here -> a plain message.
+    *host.path.borrow_mut() = "/docs/intro".into();
+    let err = block_on(c.ensure_index()).err().unwrap();
+    let text = err.to_string();
+    assert!(
+        text.contains("could not be loaded") && !text.contains("Http {"),
+        "{text}"
+    );
+    assert!(matches!(c.index_state(), IndexState::Failed(_)));
+}

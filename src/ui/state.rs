@@ -1,0 +1,159 @@
+//! The state the panel's components share, provided once through Leptos context. Every signal is
+//! created in the `App` component (which lives as long as the page), never in a component that
+//! can unmount: a signal owned by the panel was disposed when Escape closed it, and reopening the
+//! panel read it (the issue 12 crash).
+
+use std::rc::Rc;
+
+use leptos::html;
+use leptos::prelude::*;
+
+use crate::controller::{Change, Conversation, Host};
+use crate::i18n::Strings;
+use crate::selection::Selection;
+use crate::session::Exchange;
+use crate::transport::LocalFuture;
+
+/// Shared handles of one mounted widget (all `Copy`).
+#[derive(Clone, Copy)]
+pub struct Ui {
+    conv: StoredValue<Rc<Conversation>, LocalStorage>,
+    strings: StoredValue<Strings>,
+    /// Bumped when exchanges are added or removed.
+    pub list_rev: RwSignal<u64>,
+    /// Bumped when any exchange's content changes.
+    pub ex_rev: RwSignal<u64>,
+    /// Bumped when busy / index / notice / preferences change.
+    pub state_rev: RwSignal<u64>,
+    pub open: RwSignal<bool>,
+    pub input: RwSignal<String>,
+    pub input_error: RwSignal<Option<String>>,
+    pub pending_sel: RwSignal<Option<Selection>>,
+    pub ask_pos: RwSignal<Option<(f64, f64)>>,
+    /// Whether the conversation follows its newest line (false once the reader scrolled up).
+    pub follow: RwSignal<bool>,
+    pub settings_open: RwSignal<bool>,
+    pub return_focus: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
+    pub textarea: NodeRef<html::Textarea>,
+    pub bubble: NodeRef<html::Button>,
+    pub panel: NodeRef<html::Div>,
+    pub log: NodeRef<html::Div>,
+}
+
+/// The controller's view of the browser: it only bumps the revision signals.
+struct WebHost {
+    encoder_url: Option<String>,
+    list_rev: RwSignal<u64>,
+    ex_rev: RwSignal<u64>,
+    state_rev: RwSignal<u64>,
+}
+
+impl Host for WebHost {
+    fn now_ms(&self) -> f64 {
+        super::web::now_ms()
+    }
+    fn new_session_id(&self) -> String {
+        super::web::new_session_id()
+    }
+    fn page(&self, selection: Option<String>) -> crate::answer::PageContext {
+        crate::answer::PageContext {
+            url: super::web::page_url(),
+            title: super::web::page_title(),
+            section: super::web::nearest_heading(),
+            selection,
+        }
+    }
+    fn save(&self, json: &str) {
+        super::web::storage_set(crate::session::STORAGE_KEY, json);
+    }
+    fn changed(&self, what: Change) {
+        let bump = |s: RwSignal<u64>| s.update(|v| *v = v.wrapping_add(1));
+        match what {
+            Change::List => bump(self.list_rev),
+            Change::Exchange(_) => bump(self.ex_rev),
+            Change::State => bump(self.state_rev),
+        }
+    }
+    fn spawn(&self, fut: LocalFuture<()>) {
+        leptos::task::spawn_local(fut);
+    }
+    fn start_encoder(
+        &self,
+        retriever: Rc<dyn crate::retrieval::Retriever>,
+        base: String,
+        file: String,
+    ) {
+        if let Some(url) = self.encoder_url.clone() {
+            super::web::start_encoder(url, retriever, base, file);
+        }
+    }
+}
+
+impl Ui {
+    /// Creates the state and the controller (restoring the stored session); call in `App`.
+    pub fn new(env: crate::controller::Env) -> Self {
+        let (list_rev, ex_rev, state_rev) = (RwSignal::new(0), RwSignal::new(0), RwSignal::new(0));
+        let strings = Strings::new(&env.config.strings);
+        let host = Rc::new(WebHost {
+            encoder_url: env.config.encoder_url.clone(),
+            list_rev,
+            ex_rev,
+            state_rev,
+        });
+        let stored = super::web::storage_get(crate::session::STORAGE_KEY);
+        let conv = Conversation::new(env, host, stored.as_deref());
+        Self {
+            conv: StoredValue::new_local(conv),
+            strings: StoredValue::new(strings),
+            list_rev,
+            ex_rev,
+            state_rev,
+            open: RwSignal::new(false),
+            input: RwSignal::new(String::new()),
+            input_error: RwSignal::new(None),
+            pending_sel: RwSignal::new(None),
+            ask_pos: RwSignal::new(None),
+            follow: RwSignal::new(true),
+            settings_open: RwSignal::new(false),
+            return_focus: StoredValue::new_local(None),
+            textarea: NodeRef::new(),
+            bubble: NodeRef::new(),
+            panel: NodeRef::new(),
+            log: NodeRef::new(),
+        }
+    }
+
+    /// The conversation controller.
+    pub fn conv(&self) -> Rc<Conversation> {
+        self.conv.with_value(Rc::clone)
+    }
+
+    /// The widget's word for `key` (see `crate::i18n`).
+    pub fn t(&self, key: &str) -> String {
+        self.strings.with_value(|s| s.get(key))
+    }
+
+    /// Exchange ids (tracked).
+    pub fn ids(&self) -> Vec<u64> {
+        self.list_rev.track();
+        self.conv().ids()
+    }
+
+    /// Exchange `id` (tracked; read it through a `Memo` so only changed rows redraw).
+    pub fn exchange(&self, id: u64) -> Option<Exchange> {
+        self.ex_rev.track();
+        self.list_rev.track();
+        self.conv().exchange(id)
+    }
+
+    /// The exchange being answered (tracked).
+    pub fn busy(&self) -> Option<u64> {
+        self.state_rev.track();
+        self.conv().busy()
+    }
+}
+
+/// The shared state (provided by `App`).
+pub fn use_ui() -> Ui {
+    expect_context::<Ui>()
+}
