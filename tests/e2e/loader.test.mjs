@@ -4,9 +4,12 @@
 //   - a text selection in the article loads the widget so "Ask about this" shows next to it;
 //   - Alt+Shift+A opens the panel from a cold page;
 //   - a panic inside the widget is logged with its location and the bubble is replaced by a notice.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {freePort, launchBrowser, newPage, requireBuilt, screenshot, startProxy, widgetRequests} from './lib/harness.mjs';
+import {freePort, launchBrowser, newPage, requireBuilt, ROOT, screenshot, startProxy, widgetRequests} from './lib/harness.mjs';
 
 const CHAPTER = '/docs/ros2/nodes-topics';
 const TEST_TIMEOUT = 90000;
@@ -24,6 +27,12 @@ describe('widget loader', {timeout: 10 * 60 * 1000}, () => {
   after(async () => {
     await browser?.close().catch(() => {});
     await proxy?.stop().catch(() => {});
+  });
+
+  test('the loader is at most 5 KB gzipped', () => {
+    const gz = zlib.gzipSync(fs.readFileSync(path.join(ROOT, 'widget-loader/loader.js')), {level: 9}).length;
+    console.log(`figure: loader.js ${gz} B gzipped`);
+    assert.ok(gz <= 5 * 1024, `loader.js is ${gz} B gzipped`);
   });
 
   test('no request for the widget before interaction; hover prefetches, click opens', {timeout: TEST_TIMEOUT}, async () => {
