@@ -26,3 +26,6 @@ pub mod validate;
 
 #[cfg(feature = "ui")]
 pub mod ui;
+
+#[cfg(all(feature = "ui", target_arch = "wasm32"))]
+pub mod panic_report;

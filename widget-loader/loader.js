@@ -1,10 +1,21 @@
-/* Book chat loader (plain JS, no dependencies). Include on every page:
+/* Book chat loader (plain JS, no dependencies, <= 5 KB gzipped). Include on every chat page:
  *   <script src="/widget/loader.js" defer data-proxy-url="" data-index-url="/book-index"
  *           data-wasm-url="/widget/book-chat-HASH.js"></script>
- * or set window.BOOK_CHAT_CONFIG = {proxyUrl, indexUrl, wasmUrl, wasmBinaryUrl} before it.
- * It draws a light placeholder bubble only; the wasm widget is imported on first click, on
- * Alt+Shift+A, or when the browser is idle, and the wasm binary is kept in Cache Storage keyed by
- * its content-hashed URL so the next page view starts without a download. */
+ * or set window.BOOK_CHAT_CONFIG = {proxyUrl, indexUrl, wasmUrl, wasmBinaryUrl, ...} before it.
+ *
+ * First-load cost: the page pays for this file only. It draws a placeholder bubble and fetches the
+ * widget (JS glue + wasm) on the reader's first sign of intent:
+ *   - pointer over, touch on or keyboard focus on the bubble: fetch and compile (prefetch), so the
+ *     click that usually follows finds the widget ready;
+ *   - a click on the bubble or Alt+Shift+A: fetch, mount and open the panel;
+ *   - a text selection in the article: fetch and mount, so "Ask about this" shows next to it;
+ *   - the panel was open on the previous page view (the widget reopens it): fetch and mount at once.
+ * The wasm binary is kept in Cache Storage keyed by its content-hashed URL, so later page views
+ * start without a download.
+ *
+ * Never silently dead: the widget reports a Rust panic with a "book-chat:dead" event on window
+ * (src/panic_report.rs); a wasm trap from the widget's own code is caught here too. Either way the
+ * dead widget is replaced by a short notice asking the reader to reload the page. */
 (function () {
   "use strict";
   if (window.__bookChatLoader) return;
@@ -12,22 +23,25 @@
   var script = document.currentScript;
   var data = (script && script.dataset) || {};
   var cfg = Object.assign({}, window.BOOK_CHAT_CONFIG || {});
-  function pick(key, attr) {
-    if (cfg[key] === undefined && data[attr] !== undefined) cfg[key] = data[attr];
-  }
-  pick("proxyUrl", "proxyUrl");
-  pick("indexUrl", "indexUrl");
-  pick("wasmUrl", "wasmUrl");
-  pick("wasmBinaryUrl", "wasmBinaryUrl");
-  pick("encoderUrl", "encoderUrl");
+  ["proxyUrl", "indexUrl", "wasmUrl", "wasmBinaryUrl", "encoderUrl"].forEach(function (k) {
+    if (cfg[k] === undefined && data[k] !== undefined) cfg[k] = data[k];
+  });
   if (!cfg.proxyUrl) cfg.proxyUrl = null;
   if (!cfg.wasmUrl) {
     console.warn("book-chat: no wasmUrl configured");
     return;
   }
-  var binUrl = cfg.wasmBinaryUrl || cfg.wasmUrl.replace(/\.js(\?.*)?$/, "_bg.wasm$1");
+  var HOST_ID = "book-chat-host";
+  var ARTICLE = ".theme-doc-markdown, article"; // as src/ui/web.rs ARTICLE_SELECTOR
+  var OPEN_KEY = "book-chat.open"; // the widget's "panel was open" flag (localStorage)
+  var DEAD_EVENT = "book-chat:dead"; // as src/panic_report.rs DEAD_EVENT
+  var jsUrl = new URL(cfg.wasmUrl, location.href).href;
+  var binUrl = new URL(cfg.wasmBinaryUrl || cfg.wasmUrl.replace(/\.js(\?.*)?$/, "_bg.wasm$1"), location.href).href;
+  var binName = binUrl.split("/").pop().split("?")[0];
   var CACHE = "book-chat-wasm";
-  var loading = null;
+  var fetching = null; // Promise of the initialised module
+  var mounted = null; // Promise of the mounted module
+  var dead = false;
   var bubble = null;
 
   function cachedFetch(url) {
@@ -40,7 +54,7 @@
             // Keep only the current build: older content hashes are dropped.
             cache.keys().then(function (keys) {
               keys.forEach(function (k) {
-                if (k.url !== new URL(url, location.href).href) cache.delete(k);
+                if (k.url !== url) cache.delete(k);
               });
             });
             cache.put(url, resp.clone());
@@ -53,39 +67,69 @@
     });
   }
 
-  function load(open) {
-    if (!loading) {
-      loading = import(new URL(cfg.wasmUrl, location.href).href)
-        .then(function (mod) {
-          return mod.default({ module_or_path: cachedFetch(binUrl) }).then(function () {
-            return mod;
-          });
-        })
-        .then(function (mod) {
-          if (bubble) bubble.remove();
-          mod.mount_widget({ proxyUrl: cfg.proxyUrl, indexUrl: cfg.indexUrl || "", encoderUrl: cfg.encoderUrl ? new URL(cfg.encoderUrl, location.href).href : null, indexes: cfg.indexes || [], locale: cfg.locale || null, direction: cfg.direction || null, strings: cfg.strings || {} }, !!open);
+  /** Fetches the JS glue and the wasm and instantiates them (no DOM change): the prefetch. */
+  function fetchWidget() {
+    if (!fetching) {
+      fetching = import(jsUrl).then(function (mod) {
+        return mod.default({ module_or_path: cachedFetch(binUrl) }).then(function () {
           return mod;
-        })
-        .catch(function (err) {
-          loading = null;
-          console.error("book-chat: failed to load", err);
-          if (bubble) {
-            bubble.disabled = false;
-            bubble.title = "The assistant could not be loaded. Click to retry.";
-          }
         });
+      });
+      fetching.catch(function (err) {
+        fetching = null;
+        mounted = null;
+        console.error("book-chat: failed to load", err);
+        if (bubble) {
+          bubble.disabled = false;
+          bubble.title = "The assistant could not be loaded. Click to retry.";
+        }
+      });
+    }
+    return fetching;
+  }
+
+  /** Fetches (if needed) and mounts the widget; `open` opens its panel. */
+  function mount(open) {
+    if (dead) return null;
+    if (!mounted) {
+      mounted = fetchWidget().then(function (mod) {
+        if (dead) return mod;
+        var widgetCfg = Object.assign({}, cfg, {
+          indexUrl: cfg.indexUrl || "",
+          encoderUrl: cfg.encoderUrl ? new URL(cfg.encoderUrl, location.href).href : null,
+        });
+        mod.mount_widget(widgetCfg, !!open);
+        if (bubble) bubble.remove();
+        // A selection made before the widget existed: let it see it ("Ask about this").
+        if (!open && hasArticleSelection()) window.dispatchEvent(new MouseEvent("mouseup"));
+        return mod;
+      });
+      mounted.catch(function (err) {
+        if (dead || err instanceof WebAssembly.RuntimeError) return;
+        mounted = null;
+        console.error("book-chat: failed to start", err);
+        if (bubble) bubble.disabled = false;
+      });
     } else if (open) {
-      loading.then(function () {
-        var host = document.getElementById("book-chat-host");
+      mounted.then(function () {
+        var host = document.getElementById(HOST_ID);
         var b = host && host.shadowRoot && host.shadowRoot.querySelector(".bc-bubble");
         if (b && b.getAttribute("aria-expanded") !== "true") b.click();
       });
     }
-    return loading;
+    return mounted;
+  }
+
+  function hasArticleSelection() {
+    var sel = window.getSelection && window.getSelection();
+    if (!sel || sel.isCollapsed || !sel.rangeCount || !String(sel).trim()) return false;
+    var node = sel.anchorNode;
+    var el = node && (node.nodeType === 1 ? node : node.parentElement);
+    return !!(el && el.closest && el.closest(ARTICLE));
   }
 
   function drawBubble() {
-    if (document.getElementById("book-chat-host")) return;
+    if (document.getElementById(HOST_ID)) return;
     bubble = document.createElement("button");
     bubble.type = "button";
     bubble.setAttribute("aria-label", "Ask the book");
@@ -96,24 +140,81 @@
       "position:fixed;right:20px;bottom:20px;z-index:2147483000;width:56px;height:56px;border-radius:50%;" +
       "border:none;cursor:pointer;display:flex;align-items:center;justify-content:center;color:#fff;box-shadow:0 4px 14px rgba(0,0,0,.25);" +
       "background:var(--ifm-color-primary,#2e8555)";
+    ["pointerenter", "focus", "touchstart"].forEach(function (ev) {
+      bubble.addEventListener(ev, fetchWidget, { passive: true });
+    });
     bubble.addEventListener("click", function () {
       bubble.disabled = true;
-      load(true);
+      mount(true);
     });
     document.body.appendChild(bubble);
   }
 
+  /** Replaces the dead widget (or the placeholder) with a short notice; once. */
+  function showDead(detail) {
+    if (dead) return;
+    dead = true;
+    var host = document.getElementById(HOST_ID);
+    if (host) host.remove();
+    if (bubble) bubble.remove();
+    var note = document.createElement("div");
+    note.id = "book-chat-dead";
+    note.setAttribute("role", "alert");
+    note.style.cssText =
+      "position:fixed;right:20px;bottom:20px;z-index:2147483000;max-width:280px;padding:10px 14px;border-radius:8px;" +
+      "font:14px/1.4 system-ui,sans-serif;background:#fff;color:#1c1e21;border:1px solid #ccc;box-shadow:0 4px 14px rgba(0,0,0,.2)";
+    note.textContent = "The assistant stopped; reload the page. ";
+    var again = document.createElement("button");
+    again.type = "button";
+    again.textContent = "Reload";
+    again.style.cssText = "font:inherit;margin-left:4px;cursor:pointer";
+    again.addEventListener("click", function () {
+      location.reload();
+    });
+    note.appendChild(again);
+    document.body.appendChild(note);
+    if (detail && detail.message) note.title = detail.message;
+  }
+
+  window.addEventListener(DEAD_EVENT, function (e) {
+    showDead(e.detail);
+  });
+  // A trap without a panic message (e.g. out of memory) in the widget's wasm: same notice.
+  function isWidgetTrap(err) {
+    return err instanceof WebAssembly.RuntimeError && String(err.stack || "").indexOf(binName) >= 0;
+  }
+  window.addEventListener("error", function (e) {
+    if (isWidgetTrap(e.error)) showDead({ message: String(e.error) });
+  });
+  window.addEventListener("unhandledrejection", function (e) {
+    if (isWidgetTrap(e.reason)) showDead({ message: String(e.reason) });
+  });
+
   document.addEventListener("keydown", function (e) {
-    if (e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey && e.code === "KeyA" && !loading) {
+    // Once mounted, the widget handles the shortcut itself.
+    if (e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey && e.code === "KeyA" && !mounted) {
       e.preventDefault();
-      load(true);
+      mount(true);
     }
+  });
+  var selTimer = 0;
+  document.addEventListener("selectionchange", function () {
+    if (mounted) return;
+    clearTimeout(selTimer);
+    selTimer = setTimeout(function () {
+      if (!mounted && hasArticleSelection()) mount(false);
+    }, 100);
   });
 
   function start() {
     drawBubble();
-    var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 3000); };
-    idle(function () { load(false); }, { timeout: 10000 });
+    var wasOpen = false;
+    try {
+      wasOpen = window.localStorage.getItem(OPEN_KEY) === "1";
+    } catch (e) {
+      /* storage blocked: wait for intent */
+    }
+    if (wasOpen) mount(false);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -174,3 +174,20 @@ export function anchorInView(page) {
     return {id, found: true, top: r.top, inView: r.top >= -2 && r.top < innerHeight};
   });
 }
+
+/** The widget's own files (JS glue and wasm, not the loader nor the question encoder). */
+export const WIDGET_FILE = /\/book-chat-[0-9a-f]+(_bg\.wasm|\.js)(\?|$)/;
+
+/**
+ * Records the page's requests for the widget: `{widget: [urls of WIDGET_FILE], loader: [urls]}`,
+ * live (the arrays grow as requests are made).
+ */
+export function widgetRequests(page) {
+  const seen = {widget: [], loader: []};
+  page.on('request', (r) => {
+    const u = r.url();
+    if (WIDGET_FILE.test(new URL(u).pathname)) seen.widget.push(u);
+    else if (/\/loader(\.[0-9a-f]+)?\.js(\?|$)/.test(new URL(u).pathname)) seen.loader.push(u);
+  });
+  return seen;
+}
