@@ -51,7 +51,11 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
   const args = JSON.parse(fs.readFileSync(path.join(t.dir, 'args.json'), 'utf8'));
   const arg = (n) => args[args.indexOf(n) + 1];
   assert.equal(arg('--docs'), path.join(t.site, 'docs'));
-  assert.equal(arg('--out'), path.join(t.out, 'book-index'));
+  // Written beside the final folder, then moved in (a failed build leaves no index that looks complete).
+  assert.match(arg('--out'), /book-index\.tmp-\d+$/);
+  assert.ok(fs.existsSync(path.join(t.out, 'book-index/manifest.json')));
+  assert.ok(!fs.readdirSync(t.out).some((f) => f.includes('.tmp-')));
+  assert.equal(arg('--cache'), path.join(t.site, 'node_modules/.cache/book-chat/embeddings-en-current.bin'));
   assert.equal(arg('--base-url'), '/book/');
   assert.equal(arg('--route-base-path'), '/docs');
   assert.equal(arg('--trailing-slash'), 'true');
@@ -81,6 +85,8 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
     wasmUrl: '/book/widget/book-chat-0123abcd.js',
     // The fixture's widget folder has no question-encoder module: BM25-only answers.
     encoderUrl: null,
+    locale: 'en',
+    direction: 'ltr',
   });
   assert.deepEqual(added, [`/book/widget/${loader}`]);
   assert.equal(attrs['data-book-chat'], 'on');
@@ -104,4 +110,7 @@ test('a cited anchor missing from the built HTML fails the build and is named', 
   assert.match(out, /2 cited URL\(s\) do not exist/);
   assert.match(out, /\/book\/docs\/a\/#no-such-section: page docs\/a\/index\.html has no element with id "no-such-section"/);
   assert.match(out, /\/book\/docs\/gone\/: no page/);
+  // No half-written output that looks complete.
+  assert.ok(!fs.existsSync(path.join(t.out, 'index.html')), 'the incomplete build folder is removed');
+  assert.match(out, /incomplete output folder .* was removed/);
 });
