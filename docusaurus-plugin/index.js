@@ -1,20 +1,30 @@
 // docusaurus-plugin-book-chat: adds the book chat to a Docusaurus 3 book with one line in
-// docusaurus.config.js. At build time it indexes the docs (index-builder), copies the widget into
-// the output and checks every cited anchor; on every page it injects the config and a tiny
-// router hook that adds the loader on chat pages only. Options: see options.js / README.md.
+// docusaurus.config.js. At build time it indexes the docs of the locale being built, one index per
+// docs version (the native index-builder of the platform package), copies the widget shipped in
+// this package into the output and checks every cited anchor; on every page it injects the config
+// and a tiny router hook that adds the loader on chat pages only. Options: options.js / README.md.
 const fs = require('fs');
 const path = require('path');
 const {execFileSync} = require('child_process');
 const {validateOptions} = require('./options');
 const {chatPrefixes, optOutRoutes, inlineScript, inlineCss} = require('./routes');
-const {findWidget, copyWidget, WidgetNotBuilt} = require('./widget-files');
+const {findWidget, copyWidget, defaultWidgetDir, WidgetNotBuilt} = require('./widget-files');
 const {checkUrls, indexUrls} = require('./check-anchors');
+const {nativeBinary} = require('./platform');
+const {localizedDocsDir} = require('./locale-docs');
+const {localeStrings} = require('./strings');
 
 const PLUGIN = 'docusaurus-plugin-book-chat';
 
-/** The `index-builder` executable: option, then $BOOK_CHAT_INDEX_BUILDER, then PATH. */
+/** The packed build model shipped with this package (written by scripts/pack.sh). */
+const PACKED_MODEL = path.join(__dirname, 'model', 'book-chat-model.safetensors');
+
+/**
+ * The `index-builder` executable: the `indexBuilder` option or $BOOK_CHAT_INDEX_BUILDER (for
+ * developers of this repo), else the platform package's binary. Never PATH or cargo.
+ */
 function indexBuilderPath(options) {
-  return options.indexBuilder || process.env.BOOK_CHAT_INDEX_BUILDER || 'index-builder';
+  return options.indexBuilder || process.env.BOOK_CHAT_INDEX_BUILDER || nativeBinary('index-builder');
 }
 
 /** Runs a command with inherited output; a failure becomes an Error naming the command. */
@@ -22,16 +32,23 @@ function run(cmd, args) {
   try {
     execFileSync(cmd, args, {stdio: ['ignore', 'inherit', 'inherit']});
   } catch (e) {
-    const why = e.code === 'ENOENT' ? `${cmd} not found (set the plugin's indexBuilder option or BOOK_CHAT_INDEX_BUILDER)` : e.message;
-    throw new Error(`[${PLUGIN}] ${cmd} ${args.join(' ')} failed: ${why}`);
+    const why = e.code === 'ENOENT' ? `${cmd} not found (set the plugin's indexBuilder option or BOOK_CHAT_INDEX_BUILDER)` : `exit status ${e.status}`;
+    throw new Error(`[${PLUGIN}] ${path.basename(cmd)} ${args.join(' ')} failed: ${why}`);
   }
 }
 
+/** Index folder (relative to the output) of one docs version: one version keeps the plain folder. */
+function versionIndexPath(indexPath, versionName, versionCount) {
+  return versionCount > 1 ? `${indexPath}/${versionName}` : indexPath;
+}
+
 module.exports = function bookChatPlugin(context, options) {
-  const {siteConfig, baseUrl} = context;
+  const {siteConfig, baseUrl, i18n, siteDir} = context;
   const joinBase = (p) => `${baseUrl.replace(/\/$/, '')}/${p.replace(/^\//, '')}`;
-  const indexUrl = options.indexUrl || joinBase(options.indexPath);
   const widgetUrlBase = joinBase(options.widgetPath);
+  const locale = i18n ? i18n.currentLocale : 'en';
+  const localeConfig = (i18n && i18n.localeConfigs && i18n.localeConfigs[locale]) || {};
+  const isProduction = process.env.NODE_ENV === 'production';
   // Filled by allContentLoaded: what the docs plugin loaded.
   let docs = null;
   let widget = null;
@@ -47,36 +64,71 @@ module.exports = function bookChatPlugin(context, options) {
       const byId = allContent['docusaurus-plugin-content-docs'] || {};
       const content = byId[options.docsPluginId];
       if (!content) {
-        throw new Error(`[${PLUGIN}] no docs plugin with id "${options.docsPluginId}" (set docsPluginId)`);
+        const have = Object.keys(byId);
+        throw new Error(
+          `[${PLUGIN}] no docs plugin with id "${options.docsPluginId}": the chat indexes the pages of @docusaurus/plugin-content-docs. ` +
+            (have.length
+              ? `Set the option docsPluginId to one of: ${have.join(', ')}.`
+              : 'Enable docs in the classic preset (presets: [["classic", {docs: {...}}]]) or add @docusaurus/plugin-content-docs.'),
+        );
       }
       const versions = content.loadedVersions;
-      const current = versions.find((v) => v.versionName === 'current') || versions[0];
+      const published = (v) => v.docs.filter((d) => !d.draft);
+      const empty = versions.filter((v) => published(v).length === 0);
+      if (empty.length === versions.length) {
+        throw new Error(
+          `[${PLUGIN}] the docs folder ${versions.map((v) => v.contentPath).join(', ')} has no pages: add a .md or .mdx file, or remove the plugin.`,
+        );
+      }
+      const last = versions.find((v) => v.isLast) || versions.find((v) => v.versionName === 'current') || versions[0];
       docs = {
-        contentPath: current.contentPath,
-        currentPath: current.path,
+        versions: versions
+          .filter((v) => published(v).length > 0)
+          .map((v) => ({
+            name: v.versionName,
+            path: v.path,
+            contentPath: v.contentPath,
+            contentPathLocalized: v.contentPathLocalized,
+            sources: published(v).map((d) => d.source),
+            isLast: v === last,
+          })),
         versionPaths: versions.map((v) => v.path),
         optOut: versions.flatMap((v) => optOutRoutes(v.docs)),
       };
       try {
-        widget = findWidget(options.widgetDir);
+        widget = findWidget(options.widgetDir || defaultWidgetDir());
       } catch (e) {
         // `docusaurus start` works without a built widget (no bubble); a build does not.
-        if (!(e instanceof WidgetNotBuilt) || process.env.NODE_ENV === 'production') throw e;
+        if (!(e instanceof WidgetNotBuilt) || isProduction) throw e;
         console.warn(e.message);
         widget = null;
+      }
+      if (!isProduction && widget) {
+        console.log(
+          `[${PLUGIN}] note: the chat index is made by \`docusaurus build\`; in \`docusaurus start\` the bubble is off. ` +
+            'Try the chat with `npm run build && npm run serve`.',
+        );
       }
     },
 
     injectHtmlTags() {
-      if (!docs || !widget) return {};
+      // Only a production build has an index to search.
+      if (!docs || !widget || !isProduction) return {};
+      const count = docs.versions.length;
+      const urlOf = (v) => options.indexUrl || joinBase(versionIndexPath(options.indexPath, v.name, count));
+      const lastVersion = docs.versions.find((v) => v.isLast) || docs.versions[0];
       const config = {
         proxyUrl: options.proxyUrl,
-        indexUrl,
+        indexUrl: urlOf(lastVersion),
         wasmUrl: `${widgetUrlBase}/${widget.js}`,
         encoderUrl: widget.encoderJs ? `${widgetUrlBase}/${widget.encoderJs}` : null,
         loaderUrl: `${widgetUrlBase}/${widget.loaderOut}`,
         prefixes: chatPrefixes({baseUrl, routes: options.routes, versionPaths: docs.versionPaths}),
         optOut: docs.optOut,
+        indexes: count > 1 ? docs.versions.map((v) => ({prefix: v.path.replace(/\/?$/, '/'), indexUrl: urlOf(v)})) : undefined,
+        locale: localeConfig.htmlLang || locale,
+        direction: localeConfig.direction || 'ltr',
+        strings: localeStrings({siteDir, locale, option: options.strings}),
       };
       return {
         headTags: [
@@ -87,28 +139,60 @@ module.exports = function bookChatPlugin(context, options) {
     },
 
     async postBuild({outDir}) {
-      if (!docs) throw new Error(`[${PLUGIN}] docs were not loaded`);
-      if (!widget) widget = findWidget(options.widgetDir);
-      copyWidget(widget, path.join(outDir, options.widgetPath));
-      const indexDir = path.join(outDir, options.indexPath);
-      const builder = indexBuilderPath(options);
-      if (options.buildIndex) {
-        const routeBasePath = docs.currentPath.slice(baseUrl.length - 1) || '/';
-        const args = ['build', '--docs', docs.contentPath, '--out', indexDir, '--base-url', baseUrl, '--route-base-path', routeBasePath, '--title', siteConfig.title, '--quiet'];
-        if (typeof siteConfig.trailingSlash === 'boolean') args.push('--trailing-slash', String(siteConfig.trailingSlash));
-        console.log(`[${PLUGIN}] ${builder} ${args.join(' ')}`);
-        run(builder, args);
-      }
-      if (!fs.existsSync(path.join(indexDir, 'manifest.json'))) {
-        throw new Error(`[${PLUGIN}] no index at ${indexDir} (buildIndex is off: put one there before the build ends)`);
-      }
-      if (options.checkAnchors) {
-        const urls = indexUrls(builder, indexDir);
-        const problems = checkUrls(outDir, urls, baseUrl);
-        if (problems.length) {
-          throw new Error(`[${PLUGIN}] ${problems.length} cited URL(s) do not exist in the built site:\n  ${problems.join('\n  ')}`);
+      const written = [];
+      try {
+        if (!docs) throw new Error(`[${PLUGIN}] docs were not loaded`);
+        if (!widget) widget = findWidget(options.widgetDir || defaultWidgetDir());
+        const widgetOut = path.join(outDir, options.widgetPath);
+        written.push(widgetOut);
+        copyWidget(widget, widgetOut);
+        const builder = options.buildIndex ? indexBuilderPath(options) : null;
+        const count = docs.versions.length;
+        const urls = [];
+        for (const v of docs.versions) {
+          const indexDir = path.join(outDir, versionIndexPath(options.indexPath, v.name, count));
+          written.push(indexDir);
+          if (builder) {
+            const docsDir = localizedDocsDir({
+              version: v,
+              siteDir,
+              work: path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.name}`),
+            });
+            const routeBasePath = v.path.slice(baseUrl.length - 1) || '/';
+            // Written beside, then moved in: a failed build never leaves an index that looks complete.
+            const tmp = `${indexDir}.tmp-${process.pid}`;
+            fs.rmSync(tmp, {recursive: true, force: true});
+            written.push(tmp);
+            const args = ['build', '--docs', docsDir, '--out', tmp, '--base-url', baseUrl, '--route-base-path', routeBasePath, '--title', siteConfig.title, '--quiet'];
+            if (typeof siteConfig.trailingSlash === 'boolean') args.push('--trailing-slash', String(siteConfig.trailingSlash));
+            // The page language: English books get the question encoder, others BM25 alone.
+            args.push('--language', localeConfig.htmlLang || locale);
+            if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);
+            args.push('--cache', path.join(siteDir, 'node_modules', '.cache', 'book-chat', `embeddings-${locale}-${v.name}.bin`));
+            console.log(`[${PLUGIN}] indexing ${locale} docs, version ${v.name} (${v.sources.length} pages) -> ${path.relative(outDir, indexDir) || '.'}`);
+            run(builder, args);
+            fs.rmSync(indexDir, {recursive: true, force: true});
+            fs.renameSync(tmp, indexDir);
+          }
+          if (!fs.existsSync(path.join(indexDir, 'manifest.json'))) {
+            throw new Error(`[${PLUGIN}] no index at ${indexDir} (buildIndex is off: put one there before the build ends)`);
+          }
+          if (options.checkAnchors && builder) urls.push(...indexUrls(builder, indexDir));
         }
-        console.log(`[${PLUGIN}] checked ${urls.length} cited URLs: every page and anchor exists`);
+        if (options.checkAnchors && builder) {
+          const problems = checkUrls(outDir, urls, baseUrl);
+          if (problems.length) {
+            throw new Error(`[${PLUGIN}] ${problems.length} cited URL(s) do not exist in the built site (locale ${locale}):\n  ${problems.join('\n  ')}`);
+          }
+          console.log(`[${PLUGIN}] checked ${urls.length} cited URLs: every page and anchor exists`);
+        }
+      } catch (e) {
+        // Never leave a build folder that looks complete: the pages already written would show a
+        // chat with no index, so this locale's output folder goes.
+        for (const p of written) fs.rmSync(p, {recursive: true, force: true});
+        fs.rmSync(outDir, {recursive: true, force: true});
+        e.message += `\n[${PLUGIN}] the incomplete output folder ${outDir} was removed.`;
+        throw e;
       }
     },
   };

@@ -14,11 +14,11 @@ const DEFAULT_OPTIONS = {
   indexUrl: null,
   // Folder (inside the build output) the index is written to and served from.
   indexPath: 'book-index',
-  // Folder with the built widget (book-chat-<hash>.js, book-chat-<hash>_bg.wasm, loader.js).
+  // Folder with the built widget (book-chat-<hash>.js, book-chat-<hash>_bg.wasm, loader.js); null = the one in this package.
   widgetDir: null,
   // Folder (inside the build output) the widget files are copied to.
   widgetPath: 'widget',
-  // Path of the `index-builder` executable; or set BOOK_CHAT_INDEX_BUILDER; default: `index-builder` on PATH.
+  // Path of an `index-builder` executable (or $BOOK_CHAT_INDEX_BUILDER); null = the platform package's.
   indexBuilder: null,
   // Build the index during `docusaurus build` (false: you put one at indexPath yourself).
   buildIndex: true,
@@ -30,6 +30,8 @@ const DEFAULT_OPTIONS = {
   routes: null,
   // Colours of the bubble and the panel's accents; unset = the book's --ifm-color-primary.
   colors: {},
+  // Translations of the widget's words per locale: {ur: {"<key>": "<text>"}} (also from i18n/<locale>/code.json, ids "bookChat.<key>").
+  strings: {},
 };
 
 const schema = Joi.object({
@@ -47,6 +49,9 @@ const schema = Joi.object({
     primary: colour,
     primaryDark: colour,
   }).default(DEFAULT_OPTIONS.colors),
+  strings: Joi.object()
+    .pattern(Joi.string(), Joi.object().pattern(Joi.string(), Joi.string()))
+    .default(DEFAULT_OPTIONS.strings),
 });
 
 /** Docusaurus' `validateOptions` hook: returns the options with defaults filled in, or throws. */

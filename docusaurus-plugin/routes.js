@@ -24,6 +24,19 @@ function isChatRoute(pathname, prefixes, optOut) {
   return false;
 }
 
+/**
+ * The index URL for `pathname` (contract 1): the longest `prefix` of `indexes` that starts it, else
+ * `fallback`. Shipped as source text like `isChatRoute`, so no closures or modern syntax.
+ */
+function indexFor(pathname, indexes, fallback) {
+  var best = null;
+  var list = indexes || [];
+  for (var i = 0; i < list.length; i++) {
+    if (String(pathname).indexOf(list[i].prefix) === 0 && (!best || list[i].prefix.length > best.prefix.length)) best = list[i];
+  }
+  return best ? best.indexUrl : fallback;
+}
+
 /** '/a/b/' → '/a/b' (the root stays '/'); used for the opt-out list. */
 function stripSlash(p) {
   return p.length > 1 ? p.replace(/\/+$/, '') : p;
@@ -60,13 +73,26 @@ function scriptJson(value) {
 }
 
 /**
+ * `window.BOOK_CHAT_CONFIG` (contract 1): the loader's and widget's fields; `indexes` (one per docs
+ * version), `locale`, `direction` and `strings` only when they say something.
+ */
+function widgetConfig(c) {
+  const w = {proxyUrl: c.proxyUrl, indexUrl: c.indexUrl, wasmUrl: c.wasmUrl, encoderUrl: c.encoderUrl};
+  if (c.indexes && c.indexes.length) w.indexes = c.indexes;
+  if (c.locale) w.locale = c.locale;
+  if (c.direction) w.direction = c.direction;
+  if (c.strings && Object.keys(c.strings).length) w.strings = c.strings;
+  return w;
+}
+
+/**
  * The inline head script: sets `window.BOOK_CHAT_CONFIG` for the loader, and
  * `window.__bookChatRoute(path)`, which marks <html data-book-chat="on|off"> and adds the loader
  * the first time a chat page is shown (also after client-side navigation, from the client module).
  */
 function inlineScript(c) {
   const data = {
-    widget: {proxyUrl: c.proxyUrl, indexUrl: c.indexUrl, wasmUrl: c.wasmUrl, encoderUrl: c.encoderUrl},
+    widget: widgetConfig(c),
     loaderUrl: c.loaderUrl,
     prefixes: c.prefixes,
     optOut: c.optOut,
@@ -75,6 +101,9 @@ function inlineScript(c) {
     '(function(){',
     `var C=${scriptJson(data)};`,
     `var isChatRoute=${isChatRoute.toString()};`,
+    `var indexFor=${indexFor.toString()};`,
+    // The version of the page the widget first loads on; a widget that reads `indexes` re-decides per question.
+    'C.widget.indexUrl=indexFor(location.pathname,C.widget.indexes,C.widget.indexUrl);',
     'window.BOOK_CHAT_CONFIG=C.widget;',
     'window.__bookChatRoute=function(path){',
     'var on=isChatRoute(path,C.prefixes,C.optOut);',
@@ -107,4 +136,4 @@ function inlineCss(colors) {
   return rules.join('\n');
 }
 
-module.exports = {isChatRoute, stripSlash, chatPrefixes, optOutRoutes, scriptJson, inlineScript, inlineCss};
+module.exports = {widgetConfig, indexFor, isChatRoute, stripSlash, chatPrefixes, optOutRoutes, scriptJson, inlineScript, inlineCss};

@@ -1,11 +1,19 @@
-// Finds the built widget in a folder (trunk's dist/ or scripts/build-site.sh's output) and copies
-// it into the site's build output.
+// Finds the built widget (the package's own widget/ folder, or static/widget/ of a checkout of
+// the book-chat repo, written by scripts/build-widget.sh) and copies it into the site's output.
 const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
 
-/** The error a book author sees when the widget has not been built yet. */
+/** The error a book author sees when the widget has not been built yet, or a file of it is missing. */
 class WidgetNotBuilt extends Error {}
+
+/** Where the widget is when the `widgetDir` option is not set: inside the installed package, else the repo's static/widget/. */
+function defaultWidgetDir() {
+  const packaged = path.join(__dirname, 'widget');
+  return fs.existsSync(packaged) ? packaged : path.resolve(__dirname, '../static/widget');
+}
+
+const FIX = 'reinstall docusaurus-plugin-book-chat (npm install docusaurus-plugin-book-chat), or in a checkout of its repo run scripts/build-widget.sh';
 
 /**
  * Reads `dir`: exactly one `book-chat-<hash>.js` with its `_bg.wasm`, and `loader.js`.
@@ -14,27 +22,27 @@ class WidgetNotBuilt extends Error {}
 function findWidget(dir) {
   if (!dir || !fs.existsSync(dir)) {
     throw new WidgetNotBuilt(
-      `book-chat: the widget is not built (no folder ${dir}). Run scripts/build-site.sh, or trunk build --release, or set the plugin's widgetDir.`,
+      `[docusaurus-plugin-book-chat] the widget is missing (no folder ${dir}): ${FIX}, or set the plugin's widgetDir option.`,
     );
   }
   const names = fs.readdirSync(dir);
   const js = names.filter((n) => /^book-chat-[0-9a-f]+\.js$/.test(n));
   if (js.length !== 1) {
-    throw new WidgetNotBuilt(`book-chat: expected one book-chat-<hash>.js in ${dir}, found ${js.length}: ${js.join(', ')}`);
+    throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] expected one book-chat-<hash>.js in ${dir}, found ${js.length}: ${js.join(', ')}. Fix: ${FIX}`);
   }
   const wasm = js[0].replace(/\.js$/, '_bg.wasm');
-  if (!names.includes(wasm)) throw new WidgetNotBuilt(`book-chat: ${wasm} is missing from ${dir}`);
-  if (!names.includes('loader.js')) throw new WidgetNotBuilt(`book-chat: loader.js is missing from ${dir}`);
+  if (!names.includes(wasm)) throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] ${path.join(dir, wasm)} is missing. Fix: ${FIX}`);
+  if (!names.includes('loader.js')) throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] ${path.join(dir, 'loader.js')} is missing. Fix: ${FIX}`);
   const loader = fs.readFileSync(path.join(dir, 'loader.js'));
   const hash = crypto.createHash('sha256').update(loader).digest('hex').slice(0, 10);
   // The question encoder module is optional: without it the widget answers with BM25 alone.
   const encoders = names.filter((n) => /^book-chat-encoder-[0-9a-f]+\.js$/.test(n));
   if (encoders.length > 1) {
-    throw new WidgetNotBuilt(`book-chat: expected at most one book-chat-encoder-<hash>.js in ${dir}, found ${encoders.join(', ')}`);
+    throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] expected at most one book-chat-encoder-<hash>.js in ${dir}, found ${encoders.join(', ')}. Fix: ${FIX}`);
   }
   const encoderJs = encoders[0] || null;
   const encoderWasm = encoderJs && encoderJs.replace(/\.js$/, '_bg.wasm');
-  if (encoderWasm && !names.includes(encoderWasm)) throw new WidgetNotBuilt(`book-chat: ${encoderWasm} is missing from ${dir}`);
+  if (encoderWasm && !names.includes(encoderWasm)) throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] ${path.join(dir, encoderWasm)} is missing. Fix: ${FIX}`);
   return {dir, js: js[0], wasm, loader: 'loader.js', loaderOut: `loader.${hash}.js`, encoderJs, encoderWasm};
 }
 
@@ -49,4 +57,4 @@ function copyWidget(widget, outDir) {
   }
 }
 
-module.exports = {findWidget, copyWidget, WidgetNotBuilt};
+module.exports = {findWidget, copyWidget, defaultWidgetDir, WidgetNotBuilt};

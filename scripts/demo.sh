@@ -14,7 +14,8 @@ esac
 bash scripts/setup.sh
 bash scripts/build-site.sh
 
-PROXY="${CARGO_TARGET_DIR:-target}/release/proxy"
+# The proxy as an author runs it: the package's `book-chat-proxy` (the platform package's binary).
+PROXY="www/node_modules/.bin/book-chat-proxy"
 if [ -n "${LLM_BASE_URL:-}" ]; then
   # The proxy requires a model name with a base URL; a local server often ignores it.
   export LLM_MODEL="${LLM_MODEL:-default}"
@@ -26,5 +27,5 @@ echo
 echo "The book: http://127.0.0.1:$PORT/   (a chapter: http://127.0.0.1:$PORT/docs/intro)"
 echo "Stop with Ctrl+C."
 # The proxy reads LLM_BASE_URL, LLM_API_KEY and LLM_MODEL from the environment (never from flags,
-# which show in `ps`); exec so Ctrl+C and SIGTERM reach it and it shuts down cleanly.
+# which show in `ps`); exec so Ctrl+C and SIGTERM reach it (the wrapper passes them on) and it shuts down cleanly.
 exec "$PROXY" --listen "127.0.0.1:$PORT" --site www/build

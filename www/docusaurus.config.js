@@ -1,7 +1,6 @@
 // @ts-check
 // The sample textbook: a plain Docusaurus 3 classic site with the book chat plugin added by one
 // line in `plugins` (see ../docusaurus-plugin/README.md for every option).
-const path = require('path');
 const {themes: prismThemes} = require('prism-react-renderer');
 
 /** @type {import('@docusaurus/types').Config} */
@@ -35,14 +34,13 @@ const config = {
 
   plugins: [
     [
-      require.resolve('../docusaurus-plugin'),
+      // The installed package, exactly as an author adds it (scripts/build-site.sh installs the
+      // tarballs of scripts/pack.sh into www/node_modules).
+      'docusaurus-plugin-book-chat',
       {
         // The demo serves the book and the proxy from one origin (scripts/demo.sh), so the proxy
         // is at this site's root. `null` gives extractive answers with no proxy at all.
         proxyUrl: process.env.BOOK_CHAT_PROXY_URL === undefined ? '/' : process.env.BOOK_CHAT_PROXY_URL || null,
-        // Built by `trunk build --release` / scripts/build-site.sh; the index builder by cargo.
-        widgetDir: path.resolve(__dirname, '../dist'),
-        indexBuilder: process.env.BOOK_CHAT_INDEX_BUILDER || path.resolve(__dirname, '../target/release/index-builder'),
       },
     ],
   ],

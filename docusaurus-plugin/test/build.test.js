@@ -27,9 +27,9 @@ function setup(name) {
 
 function build(t, urls) {
   fs.writeFileSync(path.join(t.dir, 'urls.txt'), urls.join('\n') + '\n');
-  return spawnSync(process.execPath, [DOCUSAURUS, 'build', t.site, '--out-dir', t.out], {
+  const r = spawnSync(process.execPath, [DOCUSAURUS, 'build', t.site, '--out-dir', t.out], {
     encoding: 'utf8',
-    timeout: 240000,
+    timeout: 600000,
     env: {
       ...process.env,
       // The webpack cache in node_modules/.cache is shared by every site using these node_modules
@@ -42,16 +42,23 @@ function build(t, urls) {
       FAKE_URLS_FILE: path.join(t.dir, 'urls.txt'),
     },
   });
+  // A timed-out build is killed with SIGTERM, on which Docusaurus exits 0: say so instead.
+  assert.ok(!r.error, `docusaurus build did not finish: ${r.error}`);
+  return r;
 }
 
-test('a /book/ site with trailing slashes: index arguments, widget files, config and opt-out', {timeout: 300000}, () => {
+test('a /book/ site with trailing slashes: index arguments, widget files, config and opt-out', {timeout: 700000}, () => {
   const t = setup('ok');
   const r = build(t, ['/book/docs/a/', '/book/docs/a/#first-section']);
   assert.equal(r.status, 0, r.stdout + r.stderr);
   const args = JSON.parse(fs.readFileSync(path.join(t.dir, 'args.json'), 'utf8'));
   const arg = (n) => args[args.indexOf(n) + 1];
   assert.equal(arg('--docs'), path.join(t.site, 'docs'));
-  assert.equal(arg('--out'), path.join(t.out, 'book-index'));
+  // Written beside the final folder, then moved in (a failed build leaves no index that looks complete).
+  assert.match(arg('--out'), /book-index\.tmp-\d+$/);
+  assert.ok(fs.existsSync(path.join(t.out, 'book-index/manifest.json')));
+  assert.ok(!fs.readdirSync(t.out).some((f) => f.includes('.tmp-')));
+  assert.equal(arg('--cache'), path.join(t.site, 'node_modules/.cache/book-chat/embeddings-en-current.bin'));
   assert.equal(arg('--base-url'), '/book/');
   assert.equal(arg('--route-base-path'), '/docs');
   assert.equal(arg('--trailing-slash'), 'true');
@@ -81,6 +88,8 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
     wasmUrl: '/book/widget/book-chat-0123abcd.js',
     // The fixture's widget folder has no question-encoder module: BM25-only answers.
     encoderUrl: null,
+    locale: 'en',
+    direction: 'ltr',
   });
   assert.deepEqual(added, [`/book/widget/${loader}`]);
   assert.equal(attrs['data-book-chat'], 'on');
@@ -96,7 +105,7 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
   assert.ok(r.stdout.includes('checked 2 cited URLs'), r.stdout);
 });
 
-test('a cited anchor missing from the built HTML fails the build and is named', {timeout: 300000}, () => {
+test('a cited anchor missing from the built HTML fails the build and is named', {timeout: 700000}, () => {
   const t = setup('missing');
   const r = build(t, ['/book/docs/a/#first-section', '/book/docs/a/#no-such-section', '/book/docs/gone/']);
   assert.notEqual(r.status, 0, 'the build should fail');
@@ -104,4 +113,7 @@ test('a cited anchor missing from the built HTML fails the build and is named', 
   assert.match(out, /2 cited URL\(s\) do not exist/);
   assert.match(out, /\/book\/docs\/a\/#no-such-section: page docs\/a\/index\.html has no element with id "no-such-section"/);
   assert.match(out, /\/book\/docs\/gone\/: no page/);
+  // No half-written output that looks complete.
+  assert.ok(!fs.existsSync(path.join(t.out, 'index.html')), 'the incomplete build folder is removed');
+  assert.match(out, /incomplete output folder .* was removed/);
 });

@@ -31,3 +31,9 @@ test('bad values are rejected with the option named', () => {
   assert.throws(() => validate({routes: 'docs'}), /routes/);
   assert.throws(() => validate({unknownOption: 1}), /unknownOption/);
 });
+
+test('strings: per locale, text values only', () => {
+  assert.deepEqual(validate({strings: {ur: {send: 'بھیجیں'}}}).strings, {ur: {send: 'بھیجیں'}});
+  assert.throws(() => validate({strings: {ur: {send: 3}}}), /strings/);
+  assert.throws(() => validate({strings: 'ur'}), /strings/);
+});

@@ -107,3 +107,15 @@ test('colours become --ifm-color-primary on the widget host; none by default', (
   assert.match(css, /html\[data-theme="dark"\] #book-chat-host[^{]*\{--ifm-color-primary:rgb\(1, 2, 3\)\}/);
   assert.match(inlineCss({}), /html\[data-book-chat="off"\] #book-chat-host/);
 });
+
+test('indexFor: the longest matching version prefix wins, else the default index', () => {
+  const {indexFor} = require('../routes');
+  const indexes = [
+    {prefix: '/docs/', indexUrl: '/book-index/1.0'},
+    {prefix: '/docs/next/', indexUrl: '/book-index/current'},
+  ];
+  assert.equal(indexFor('/docs/next/intro', indexes, '/x'), '/book-index/current');
+  assert.equal(indexFor('/docs/intro', indexes, '/x'), '/book-index/1.0');
+  assert.equal(indexFor('/blog/', indexes, '/x'), '/x');
+  assert.equal(indexFor('/docs/intro', undefined, '/x'), '/x');
+});

@@ -69,7 +69,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
             opts.docs.display()
         );
     }
-    let f32_encoder = crate::model::load_f32_encoder(&opts.model_dir)?;
+    let f32_encoder = crate::model_pack::load_encoder(&opts.model_dir)?;
     let mut cache = EmbeddingCache::open(opts.cache.as_deref(), f32_encoder.dim());
     let texts: Vec<String> = chunks.iter().map(|c| c.embed_text.clone()).collect();
     let (exact_vectors, embedded) = cache.embed_all(&f32_encoder, &texts, opts.progress);
@@ -173,6 +173,7 @@ pub fn write_asset(built: &BuiltBook, out: &Path) -> Result<Manifest> {
         dim: built.index.dim(),
         chunks: built.index.len(),
         files: files.clone(),
+        language: None,
     };
     let keep = [
         Some(&files.index),

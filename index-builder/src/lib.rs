@@ -12,5 +12,7 @@ pub mod chunker;
 pub mod docs;
 pub mod embed;
 pub mod eval;
+pub mod language;
 pub mod model;
+pub mod model_pack;
 pub mod query;

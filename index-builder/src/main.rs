@@ -1,7 +1,9 @@
 //! `index-builder`: turns a Docusaurus docs folder into the static index asset the chat widget
 //! searches in the browser, and queries or evaluates such an asset with the browser's own code.
 
-use index_builder::{answer, bench, build, calibrate, chunker, docs, embed, eval, model, query};
+use index_builder::{
+    answer, bench, build, calibrate, chunker, docs, embed, eval, language, model, model_pack, query,
+};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +33,10 @@ enum Command {
         /// Output folder (e.g. static/book-index); files of earlier builds are replaced.
         #[arg(long)]
         out: PathBuf,
+        /// The book's language (BCP 47, e.g. `en`, `ur`), recorded in the manifest; a book not in
+        /// English ships no question encoder (English model) and is searched with BM25 alone.
+        #[arg(long, default_value = "en")]
+        language: String,
     },
     /// Answer questions from a built asset, exactly as the browser does; one JSON line per question.
     Query {
@@ -94,6 +100,16 @@ enum Command {
         #[arg(long)]
         signals: Option<PathBuf>,
     },
+    /// Pack the wheel's f32 model folder into the one compact file the npm package ships
+    /// (int8 rows + f32 scales, vocabulary inside); `build --model FILE` reads it.
+    PackModel {
+        /// Folder holding model.safetensors and vocab.txt (default: as for `build`).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// The packed file to write (e.g. npm/linux-x64/model/book-chat-model.safetensors).
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -110,7 +126,8 @@ struct BookArgs {
     /// The site's trailingSlash setting (omit for Docusaurus' default).
     #[arg(long)]
     trailing_slash: Option<bool>,
-    /// Folder holding model.safetensors and vocab.txt (default: $BOOK_CHAT_MODEL_DIR, else ~/.cache/book-chat/model/...).
+    /// Folder holding model.safetensors and vocab.txt, or a packed model file from `pack-model`
+    /// (default: $BOOK_CHAT_MODEL_DIR, else ~/.cache/book-chat/model/...).
     #[arg(long)]
     model: Option<PathBuf>,
     /// Embedding cache file (default: one per docs folder under ~/.cache/book-chat/).
@@ -177,6 +194,21 @@ impl BookArgs {
 }
 
 impl BookArgs {
+    /// The default embedding cache; a packed model gives slightly different vectors, so it keeps
+    /// its own file rather than mixing with the exact model's.
+    fn default_cache(&self) -> PathBuf {
+        let path = embed::default_cache_path(&self.docs);
+        let model_dir = model::resolve_model_dir(self.model.as_deref());
+        if model_pack::packed_file(&model_dir).is_none() {
+            return path;
+        }
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        path.with_file_name(format!("{stem}-packed.bin"))
+    }
+
     fn options(&self) -> build::BuildOptions {
         build::BuildOptions {
             docs: self.docs.clone(),
@@ -190,11 +222,7 @@ impl BookArgs {
             cache: if self.no_cache {
                 None
             } else {
-                Some(
-                    self.cache
-                        .clone()
-                        .unwrap_or_else(|| embed::default_cache_path(&self.docs)),
-                )
+                Some(self.cache.clone().unwrap_or_else(|| self.default_cache()))
             },
             limits: chunker::ChunkLimits::default(),
             settings: SearchSettings::default(),
@@ -219,7 +247,11 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Build { book, out } => {
+        Command::Build {
+            book,
+            out,
+            language: lang,
+        } => {
             let opts = book.options();
             let mut built = build::build(&opts)?;
             book.calibrate(&mut built)?;
@@ -227,6 +259,7 @@ fn run(cli: Cli) -> Result<()> {
                 eprintln!("warning: {w}");
             }
             let manifest = build::write_asset(&built, &out)?;
+            let manifest = language::apply(&out, manifest, &lang)?;
             if !book.quiet {
                 eprintln!(
                     "wrote {} ({} chunks, index {})",
@@ -289,6 +322,17 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::PackModel { model, out } => {
+            let dir = model::resolve_model_dir(model.as_deref());
+            let bytes = model_pack::pack_model(&dir, &out)?;
+            eprintln!(
+                "wrote {} ({:.1} MB) from {}",
+                out.display(),
+                bytes as f64 / 1e6,
+                dir.display()
+            );
+            Ok(())
+        }
         Command::Eval {
             book,
             questions,
@@ -300,7 +344,7 @@ fn run(cli: Cli) -> Result<()> {
             let qs = eval::read_questions(&questions)?;
             let mut built = build::build(&opts)?;
             book.calibrate(&mut built)?;
-            let exact = model::load_f32_encoder(&opts.model_dir)
+            let exact = model_pack::load_encoder(&opts.model_dir)
                 .context("loading the exact encoder for the reference run")?;
             let rows = eval::run_all(&built, &exact, &qs, k);
             let name = format!("{} ({} questions)", questions.display(), qs.len());

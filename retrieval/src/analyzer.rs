@@ -1,5 +1,13 @@
 //! Text analysis for BM25, shared by the builder (documents) and the browser (questions) so both
 //! see the same terms.
+//!
+//! Unicode-aware: a word is a run of letters, digits and combining marks (Arabic/Urdu harakat,
+//! Indic viramas and vowel signs, decomposed accents), joined across ZWNJ/ZWJ as Persian and Urdu
+//! write them; scripts written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar)
+//! give one term per character plus each pair of neighbours. English stop words and the English
+//! stemmer apply to ASCII words only, so other scripts are matched as written (lowercased).
+
+use unicode_general_category::{get_general_category, GeneralCategory};
 
 /// Words too common to say anything about a section.
 const STOP_WORDS: &[&str] = &[
@@ -21,8 +29,9 @@ const STOP_WORDS: &[&str] = &[
 /// whole identifier and its camel-case parts, so both ways of asking match.
 pub fn analyze(text: &str) -> Vec<String> {
     let mut terms = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() {
+    for word in words(text) {
+        if is_unspaced(word.chars().next().unwrap_or(' ')) {
+            push_unspaced(&mut terms, word);
             continue;
         }
         let parts = camel_parts(word);
@@ -36,6 +45,71 @@ pub fn analyze(text: &str) -> Vec<String> {
     terms
 }
 
+/// Words of `text`: maximal runs of word characters, a run of an unspaced script kept apart from
+/// its neighbours (`ROS2は速い` → `ROS2`, `は速い`).
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let start = rest.find(is_word_char)?;
+        rest = &rest[start..];
+        let first_unspaced = rest.chars().next().is_some_and(is_unspaced);
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| !is_word_char(c) || (is_unspaced(c) != first_unspaced && !is_mark(c)))
+            .map_or(rest.len(), |(i, _)| i);
+        let (word, tail) = rest.split_at(end);
+        rest = tail;
+        Some(word)
+    })
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || is_mark(c) || c == '\u{200C}' || c == '\u{200D}'
+}
+
+fn is_mark(c: char) -> bool {
+    !c.is_ascii()
+        && matches!(
+            get_general_category(c),
+            GeneralCategory::NonspacingMark
+                | GeneralCategory::SpacingMark
+                | GeneralCategory::EnclosingMark
+        )
+}
+
+/// Scripts written without spaces between words.
+fn is_unspaced(c: char) -> bool {
+    matches!(c as u32,
+        0x0E00..=0x0EFF // Thai, Lao
+        | 0x1000..=0x109F // Myanmar
+        | 0x1780..=0x17FF // Khmer
+        | 0x3040..=0x30FF // Hiragana, Katakana
+        | 0x3400..=0x4DBF // CJK extension A
+        | 0x4E00..=0x9FFF // CJK unified ideographs
+        | 0xF900..=0xFAFF // CJK compatibility ideographs
+        | 0x20000..=0x2FFFF // CJK extensions B-F
+    )
+}
+
+/// A run of an unspaced script: each character (with its marks), then each neighbouring pair.
+fn push_unspaced(terms: &mut Vec<String>, run: &str) {
+    let mut units: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, c) in run.char_indices().skip(1) {
+        if !is_mark(c) {
+            units.push(&run[start..i]);
+            start = i;
+        }
+    }
+    units.push(&run[start..]);
+    for u in &units {
+        terms.push(u.to_lowercase());
+    }
+    for pair in units.windows(2) {
+        terms.push(format!("{}{}", pair[0], pair[1]).to_lowercase());
+    }
+}
+
 /// Whether `word` (lowercase) is one of the stop words BM25 ignores; the answer core uses the same
 /// list to find a question's topic words.
 pub fn is_stop_word(word: &str) -> bool {
@@ -43,7 +117,14 @@ pub fn is_stop_word(word: &str) -> bool {
 }
 
 fn push_term(terms: &mut Vec<String>, word: &str) {
-    let lower = word.to_lowercase();
+    let lower: String = word
+        .chars()
+        .filter(|&c| c != '\u{200C}' && c != '\u{200D}')
+        .flat_map(char::to_lowercase)
+        .collect();
+    if lower.is_empty() {
+        return;
+    }
     if lower.chars().count() > 40 || is_stop_word(&lower) {
         return;
     }
@@ -166,5 +247,28 @@ mod tests {
             vec!["docusaurus", "context", "usedocusauruscontext"]
         );
         assert_eq!(analyze("ROS2 nodes"), vec!["ros", "2", "ros2", "nod"]);
+    }
+
+    #[test]
+    fn other_scripts_keep_their_words_whole_and_unstemmed() {
+        // Urdu with harakat and a zero-width non-joiner: one word each, marks kept, joiner dropped.
+        assert_eq!(analyze("روزانہ پہرہ"), vec!["روزانہ", "پہرہ"]);
+        assert_eq!(analyze("کُتب خانہ"), vec!["کُتب", "خانہ"]);
+        assert_eq!(analyze("می\u{200C}خواهم"), vec!["میخواهم"]);
+        // Hindi: the virama does not split a word.
+        assert_eq!(analyze("नमस्ते दुनिया"), vec!["नमस्ते", "दुनिया"]);
+        // Decomposed accents stay inside the word; non-English Latin words are not stop words.
+        assert_eq!(analyze("cafe\u{301} the"), vec!["cafe\u{301}"]);
+        // Russian is lowercased, not stemmed.
+        assert_eq!(analyze("Узлы ROS"), vec!["узлы", "ros"]);
+    }
+
+    #[test]
+    fn unspaced_scripts_give_characters_and_pairs() {
+        assert_eq!(
+            analyze("ROS2は速い"),
+            vec!["ros", "2", "ros2", "は", "速", "い", "は速", "速い"]
+        );
+        assert_eq!(analyze("灯塔"), vec!["灯", "塔", "灯塔"]);
     }
 }

@@ -16,6 +16,10 @@ pub struct Manifest {
     pub dim: usize,
     pub chunks: usize,
     pub files: ManifestFiles,
+    /// The book's language (BCP 47, e.g. `en`, `ur`); absent in older manifests (English).
+    /// Books not in English ship no question encoder (the model is English): BM25 alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// File names relative to the manifest, each carrying its content hash.
