@@ -24,8 +24,19 @@ pub fn install() {
             .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
             .unwrap_or_default();
         web_sys::console::error_1(&format!("book-chat panicked: {message} at {location}").into());
+        mark_host_crashed();
         announce(&message, &location);
     }));
+}
+
+/// Marks the widget's host element `data-state="crashed"` (what tests and styles can see).
+fn mark_host_crashed() {
+    if let Some(host) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(crate::ui::HOST_ID))
+    {
+        let _ = host.set_attribute("data-state", "crashed");
+    }
 }
 
 /// Dispatches [`DEAD_EVENT`]; every failure is ignored (the widget is dying anyway).

@@ -391,6 +391,7 @@ pub fn asset() -> Asset {
             dim: DIM,
             chunks: CHUNK_COUNT,
             files: files.clone(),
+            language: None,
         },
         files: vec![(files.index, index_bytes), (files.chunks, text_bytes)],
     }

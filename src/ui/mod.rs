@@ -64,30 +64,9 @@ pub fn unmount() {
     }
 }
 
-/// The window event sent when the widget panicked (its wasm is dead afterwards): the loader listens
-/// for it and replaces the bubble with a "reload the page" notice. `detail`-free: the message and
-/// location are in the console.
-pub const CRASH_EVENT: &str = "book-chat:crashed";
-
-/// Reports a panic (message and location) in the console, marks the host `data-state="crashed"`
-/// and sends [`CRASH_EVENT`], so a bug never leaves a silently dead bubble. Under `panic = "abort"`
-/// the hook still runs before the `unreachable` trap.
-pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        web_sys::console::error_1(&JsValue::from_str(&format!(
-            "book-chat: the assistant stopped: {info}"
-        )));
-        web::set_host_attribute("data-state", "crashed");
-        if let (Some(w), Ok(e)) = (web_sys::window(), web_sys::Event::new(CRASH_EVENT)) {
-            let _ = w.dispatch_event(&e);
-        }
-    }));
-}
-
 /// Entry point for the loader: `mount_widget(config, openNow)`, config as an object or a JSON string.
 #[wasm_bindgen]
 pub fn mount_widget(config: JsValue, open_now: bool) -> Result<(), JsValue> {
-    install_panic_hook();
     // The loader passes its config object as is; a JSON string is accepted too.
     let config: Config = match config.as_string() {
         Some(json) => serde_json::from_str(&json).map_err(|e| e.to_string()),
