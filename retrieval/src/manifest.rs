@@ -9,19 +9,26 @@ pub const MANIFEST_VERSION: u32 = 1;
 /// Names and sizes of the asset files of one build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// [`MANIFEST_VERSION`] of the writer.
     pub format_version: u32,
+    /// The model the index and encoder were made with.
     pub model_id: String,
     /// Content hash of the index body.
     pub content_hash: String,
+    /// Vector dimension.
     pub dim: usize,
+    /// Number of chunks.
     pub chunks: usize,
+    /// The asset files.
     pub files: ManifestFiles,
 }
 
 /// File names relative to the manifest, each carrying its content hash.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestFiles {
+    /// The index file (`index.<hash>.bin`).
     pub index: String,
+    /// The chunk-text file (`chunks.<hash>.bin`).
     pub chunks: String,
     /// The question encoder; `None` for a BM25-only build.
     pub encoder: Option<String>,
