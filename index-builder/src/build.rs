@@ -17,12 +17,19 @@ use crate::embed::EmbeddingCache;
 /// Everything a build needs to know.
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
+    /// The Docusaurus docs folder.
     pub docs: PathBuf,
+    /// How the site is configured (routes, Markdown format).
     pub read: ReadOptions,
+    /// The folder of the exact model (`model.safetensors`, `vocab.txt`).
     pub model_dir: PathBuf,
+    /// Embedding cache file; `None` embeds every chunk.
     pub cache: Option<PathBuf>,
+    /// Chunk sizes.
     pub limits: ChunkLimits,
+    /// Search settings stored in the asset.
     pub settings: SearchSettings,
+    /// BM25 parameters stored in the asset.
     pub bm25: Bm25Params,
     /// Vocabulary ids below this are kept in the shipped encoder whether or not the book uses them
     /// (BERT's vocabulary lists common English words first).
@@ -30,17 +37,23 @@ pub struct BuildOptions {
     /// Books with at least this many chunks get an HNSW graph for dense search; smaller ones are
     /// scanned in full (faster there, and exact).
     pub ann_min_chunks: usize,
+    /// The book's title (for prompts).
     pub title: String,
+    /// Print progress and timings to stderr.
     pub progress: bool,
 }
 
 /// The result of a build, in memory.
 pub struct BuiltBook {
+    /// What the docs reader read.
     pub book: Book,
+    /// Every chunk, in index order.
     pub chunks: Vec<BuiltChunk>,
     /// Exact f32 vectors, one row per chunk (the evaluation's reference).
     pub exact_vectors: Vec<f32>,
+    /// The index, as loaded back from its own bytes.
     pub index: Index,
+    /// The shipped (int8, pruned) encoder.
     pub encoder: Encoder,
     /// Chunks embedded in this build (the rest came from the cache).
     pub embedded: usize,
@@ -207,7 +220,9 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// A loaded asset folder: what `query` (and the browser) search.
 pub struct LoadedAsset {
+    /// The index.
     pub index: Index,
+    /// The encoder, when the manifest names one.
     pub encoder: Option<Encoder>,
 }
 

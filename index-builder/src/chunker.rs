@@ -30,11 +30,13 @@ impl Default for ChunkLimits {
 /// A chunk plus the texts the retrievers index.
 #[derive(Debug, Clone)]
 pub struct BuiltChunk {
+    /// The chunk as the asset stores it.
     pub chunk: Chunk,
     /// Input of the dense encoder: heading path, then text.
     pub embed_text: String,
-    /// BM25 fields.
+    /// BM25 field: the section's own heading.
     pub heading: String,
+    /// BM25 field: the page title and the ancestor headings.
     pub titles: String,
 }
 

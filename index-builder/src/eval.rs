@@ -12,14 +12,20 @@ use crate::build::BuiltBook;
 /// A labelled question.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Labelled {
+    /// Stable id of the question.
     pub id: String,
+    /// The question.
     pub question: String,
+    /// Source path of the page that answers it.
     #[serde(default)]
     pub path: Option<String>,
+    /// Heading of the section that answers it; `None`: the page top.
     #[serde(default)]
     pub heading: Option<String>,
+    /// Other sections that answer it as well.
     #[serde(default)]
     pub also: Vec<Target>,
+    /// The book does not answer it: it should be refused.
     #[serde(default)]
     pub out_of_scope: bool,
 }
@@ -27,7 +33,9 @@ pub struct Labelled {
 /// Another section that answers a question equally well.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Target {
+    /// Source path of the page.
     pub path: String,
+    /// Section heading; `None`: the page top.
     pub heading: Option<String>,
 }
 
@@ -48,10 +56,15 @@ pub fn read_questions(path: &Path) -> Result<Vec<Labelled>> {
 /// Scores of one configuration.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Metrics {
+    /// Share of answerable questions whose section is the first hit.
     pub section_r1: f32,
+    /// Share of answerable questions whose section is among the first five hits.
     pub section_r5: f32,
+    /// Mean reciprocal rank of the section, over answerable questions.
     pub section_mrr: f32,
+    /// Share of answerable questions whose page is the first hit.
     pub page_r1: f32,
+    /// Share of answerable questions whose page is among the first five hits.
     pub page_r5: f32,
     /// Out-of-scope questions refused.
     pub refusal_recall: f32,

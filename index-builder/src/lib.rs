@@ -4,6 +4,8 @@
 //! them (cached) with the exact model from [`model`] → [`build`] indexes and writes the asset;
 //! [`query`] and [`eval`] search it with the browser's code; [`answer`] prints the widget's answers.
 
+#![warn(missing_docs)]
+
 pub mod answer;
 pub mod bench;
 pub mod build;

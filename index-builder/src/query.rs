@@ -13,24 +13,33 @@ use crate::build::LoadedAsset;
 /// One line of the `--batch` file.
 #[derive(Debug, Deserialize)]
 pub struct Question {
+    /// Any JSON value, echoed in the answer line.
     pub id: serde_json::Value,
+    /// The question.
     pub question: String,
 }
 
 /// One result in the output.
 #[derive(Debug, Serialize, PartialEq)]
 pub struct ResultRow {
+    /// Source path of the page.
     pub path: String,
+    /// Section heading; `None`: the page top.
     pub heading: Option<String>,
+    /// Site URL of the section.
     pub url: String,
+    /// Fused score.
     pub score: f32,
 }
 
 /// One line of output.
 #[derive(Debug, Serialize)]
 pub struct Answer {
+    /// The question's id.
     pub id: serde_json::Value,
+    /// The book does not cover the question.
     pub refused: bool,
+    /// The hits, best first.
     pub results: Vec<ResultRow>,
 }
 

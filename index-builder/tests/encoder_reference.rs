@@ -1,6 +1,8 @@
 //! The Rust encoder against an independent numpy implementation of all-MiniLM-L6-v2
 //! (`retrieval/tests/fixtures/make_reference.py`), in f32 and as shipped (int8, pruned, serialized).
 
+mod needs;
+
 use index_builder::model;
 
 use book_retrieval::Encoder;
@@ -17,15 +19,9 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 #[test]
+#[ignore = "needs the model (BOOK_CHAT_MODEL_DIR or scripts/setup.sh)"]
 fn encoder_matches_numpy_reference() {
-    let dir = model::resolve_model_dir(None);
-    if !dir.join("model.safetensors").exists() {
-        eprintln!(
-            "SKIP: model weights not found at {} (scripts/setup.sh downloads them)",
-            dir.display()
-        );
-        return;
-    }
+    let dir = needs::model_dir();
     let refs: Vec<Reference> = serde_json::from_str(include_str!(
         "../../retrieval/tests/fixtures/reference.json"
     ))

@@ -10,7 +10,9 @@ use crate::error::AssetError;
 /// Field weights and BM25 parameters, stored in the asset so the browser scores as the builder tuned.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Bm25Params {
+    /// Term-frequency saturation.
     pub k1: f32,
+    /// Length normalization (0: none, 1: full).
     pub b: f32,
     /// Weight of a term occurrence in the section's own heading.
     pub heading_weight: f32,
@@ -35,8 +37,11 @@ const TF_UNIT: f32 = 4.0;
 /// The fields of one chunk, as the builder hands them in.
 #[derive(Debug, Clone, Copy)]
 pub struct Bm25Doc<'a> {
+    /// The chunk's text.
     pub body: &'a str,
+    /// The chunk's own section heading.
     pub heading: &'a str,
+    /// The page title and the ancestor headings.
     pub titles: &'a str,
 }
 
@@ -253,7 +258,9 @@ impl Bm25 {
 /// Per-chunk BM25 results for one query.
 #[derive(Debug, Clone)]
 pub struct Bm25Scores {
+    /// BM25 score of every chunk, in chunk order.
     pub scores: Vec<f32>,
+    /// Share of the query's term weight each chunk contains, in chunk order.
     pub coverage: Vec<f32>,
     /// Distinct analyzed terms in the query (0: nothing searchable was asked).
     pub query_terms: usize,

@@ -28,7 +28,9 @@ pub struct ChunkMeta {
 /// A chunk with its text (cleaned Markdown: prose, lists, tables and fenced code kept).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
+    /// Where the chunk comes from.
     #[serde(flatten)]
     pub meta: ChunkMeta,
+    /// The chunk's text.
     pub text: String,
 }

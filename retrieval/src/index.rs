@@ -60,17 +60,24 @@ impl Default for SearchSettings {
 /// One page of the book, for citations of the page as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageInfo {
+    /// Site URL of the page (no anchor).
     pub url: String,
+    /// The page title (the chapter).
     pub title: String,
+    /// Source path under the docs folder, `/`-separated.
     pub path: String,
+    /// Module label (the top-level category's label).
     pub module: String,
 }
 
 /// Everything in the index besides vectors and postings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexMeta {
+    /// Every chunk's metadata, in chunk order.
     pub chunks: Vec<ChunkMeta>,
+    /// Every page, in page order ([`ChunkMeta::page`] points here).
     pub pages: Vec<PageInfo>,
+    /// How this index is searched.
     pub settings: SearchSettings,
     /// Title of the book, for prompts.
     pub book_title: String,
@@ -80,20 +87,26 @@ pub struct IndexMeta {
 /// the time before the encoder has arrived in the browser.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// BM25 and dense scores fused (the shipped default).
     Hybrid,
+    /// Words only: before the encoder has loaded, or when the question vector is unusable.
     Bm25Only,
+    /// Meaning only (evaluation).
     DenseOnly,
 }
 
 /// A question to the index.
 #[derive(Debug, Clone, Copy)]
 pub struct SearchRequest<'a> {
+    /// The question as the reader typed it.
     pub query: &'a str,
     /// The encoded question; `None` until the encoder has loaded (then BM25 alone is used).
     pub query_vector: Option<&'a [f32]>,
+    /// Results wanted (clamped to 1..=[`MAX_K`]).
     pub k: usize,
     /// URL (without anchor) of the page the reader is on; its chunks get a boost.
     pub current_page_url: Option<&'a str>,
+    /// Which signals to use.
     pub mode: Mode,
     /// Exact f32 vectors (one row per chunk) to use instead of the quantized ones: evaluation only.
     pub exact_vectors: Option<&'a [f32]>,
@@ -116,11 +129,13 @@ impl<'a> SearchRequest<'a> {
 /// One result: a chunk, with the signals that ranked it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
+    /// Chunk number (index into [`IndexMeta::chunks`]).
     pub chunk: u32,
     /// Fused score, in [0, 1] plus any page boost.
     pub score: f32,
     /// Cosine of question and chunk, when the encoder was used.
     pub dense: Option<f32>,
+    /// Raw BM25 score of the chunk (the fusion divides it by the best candidate's).
     pub bm25: f32,
     /// Share of the question's term weight that the chunk contains.
     pub coverage: f32,
@@ -131,6 +146,7 @@ pub struct Hit {
 /// The results of a search: best first, one per section.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchResults {
+    /// The hits, best first.
     pub hits: Vec<Hit>,
     /// Nothing passed the relevance threshold: the book does not cover the question. `hits` then
     /// holds the nearest sections anyway, for "see also" links.
@@ -144,10 +160,15 @@ pub struct SearchResults {
 /// A loaded index.
 #[derive(Debug, Clone)]
 pub struct Index {
+    /// The model the vectors were made with (must match the encoder's).
     pub model_id: String,
+    /// Content hash of the index body: the chunk-text file names the index it belongs to by it.
     pub content_hash: String,
+    /// Chunks, pages and settings.
     pub meta: IndexMeta,
+    /// One int8 vector per chunk.
     pub vectors: QuantizedVectors,
+    /// The BM25 postings.
     pub bm25: Bm25,
     /// HNSW graph over the vectors, present in indexes built above the brute-force crossover;
     /// it then supplies the dense candidates, which are rescored exactly as usual.

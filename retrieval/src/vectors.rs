@@ -11,6 +11,7 @@ const RESCORE_MIN: usize = 64;
 /// The quantized vectors of all chunks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuantizedVectors {
+    /// Values per vector.
     pub dim: usize,
     /// `len × dim` int8 values, row-major.
     pub codes: Vec<i8>,

@@ -1,9 +1,14 @@
 //! MDX pre-pass: turns a Docusaurus MDX body into plain CommonMark that `pulldown-cmark`
 //! can parse, removing MDX-only syntax while keeping the words a reader sees.
 //!
-//! Hand-written because no Rust crate parses MDX (JSX + ESM + expressions + directives),
-//! and we only need to *remove* that syntax, not evaluate it. What it does, outside fenced
-//! code blocks (whose content is copied untouched):
+//! Hand-written. The `markdown` crate (1.x, `ParseOptions::mdx()`) does parse MDX's JSX, ESM
+//! and expressions (it accepts every page of the four shared books and the sample book), but it
+//! yields a tree, not the CommonMark this pass hands to `pulldown-cmark`; it reads
+//! ```` ```mdx-code-block ```` content as code and `:::` admonitions as text; and it rejects a
+//! whole page at the first construct MDX does not allow, where this pass keeps the words around
+//! it. Moving the JSX/ESM/expression removal onto its positions, with identical routes, anchors
+//! and chunk texts, is open work. We only need to *remove* MDX syntax, not evaluate it. What this
+//! pass does, outside fenced code blocks (whose content is copied untouched):
 //!
 //! * `import` / `export` blocks (MDX ESM): from a line starting with `import`/`export` at
 //!   column 0 up to the next blank line, which is exactly where MDX ends an ESM block.
