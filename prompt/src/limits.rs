@@ -14,4 +14,4 @@ pub const HISTORY_ANSWER_CHARS: usize = 600;
 /// Longest `session_id`, in characters.
 pub const MAX_SESSION_ID_CHARS: usize = 128;
 /// Longest page title quoted with a selection, in characters.
-pub const MAX_PAGE_TITLE_CHARS: usize = 300;
+pub const MAX_PAGE_TITLE_CHARS: usize = 1000;

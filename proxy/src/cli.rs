@@ -131,7 +131,9 @@ pub struct ServeArgs {
     #[arg(long, env = "PROXY_SHUTDOWN_GRACE", default_value = "10s", value_name = "DURATION", value_parser = parse_duration)]
     pub shutdown_grace: Duration,
 
-    /// SQLite file for feedback (created on start, WAL mode). Unset: /api/feedback answers 503.
+    /// Feedback store: a SQLite file (created on start, WAL mode) or a PostgreSQL URL
+    /// (postgres://user:pass@host/db, table created on start; for several instances).
+    /// Unset: /api/feedback answers 503.
     #[arg(long, env = "PROXY_DB", value_name = "PATH")]
     pub db: Option<PathBuf>,
 

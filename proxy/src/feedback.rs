@@ -76,6 +76,34 @@ pub enum StoreError {
     /// The connection's lock was poisoned by a panic elsewhere.
     #[error("feedback database lock poisoned")]
     Poisoned,
+    /// PostgreSQL refused or the connection failed.
+    #[error("feedback database (PostgreSQL): {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// A synchronous SQLite-only call on the PostgreSQL store.
+    #[error("this operation needs the SQLite store")]
+    NotSqlite,
+}
+
+/// Whether `--db` names a PostgreSQL server rather than a SQLite file.
+pub fn is_postgres_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+/// `--db` for display: a PostgreSQL URL without its password.
+pub fn display_db(db: &Path) -> String {
+    let s = db.to_string_lossy();
+    if !is_postgres_url(&s) {
+        return db.display().to_string();
+    }
+    match url::Url::parse(&s) {
+        Ok(mut u) => {
+            if u.password().is_some() {
+                let _ = u.set_password(Some("redacted"));
+            }
+            u.to_string()
+        }
+        Err(_) => "postgres://(unparsable URL)".into(),
+    }
 }
 
 /// What the widget sends (shared contract 2, defined in `book_prompt::wire`).
@@ -99,10 +127,12 @@ pub struct Row {
     pub cited_urls: Vec<String>,
 }
 
-/// The SQLite store. One connection behind a mutex: feedback is rare, writes are tiny.
+/// The feedback store: SQLite (one connection behind a mutex: feedback is rare, writes are tiny)
+/// or PostgreSQL (`--db postgres://...`, for several instances).
 #[derive(Debug, Clone)]
 pub struct FeedbackStore {
-    conn: Arc<Mutex<Connection>>,
+    conn: Option<Arc<Mutex<Connection>>>,
+    pg: Option<Arc<crate::pgstore::PgStore>>,
     store_questions: bool,
 }
 
@@ -120,9 +150,66 @@ impl FeedbackStore {
         conn.execute_batch(SCHEMA)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         Ok(Self {
-            conn: Arc::new(Mutex::new(conn)),
+            conn: Some(Arc::new(Mutex::new(conn))),
+            pg: None,
             store_questions,
         })
+    }
+
+    /// Connects to PostgreSQL at `url` and creates the table if needed.
+    pub async fn open_postgres(url: &str, store_questions: bool) -> Result<Self, StoreError> {
+        let pg = crate::pgstore::PgStore::connect(url).await?;
+        Ok(Self {
+            conn: None,
+            pg: Some(Arc::new(pg)),
+            store_questions,
+        })
+    }
+
+    /// Opens `db`: a PostgreSQL URL or a SQLite file.
+    pub async fn open_any(db: &Path, store_questions: bool) -> Result<Self, StoreError> {
+        match db.to_str().filter(|s| is_postgres_url(s)) {
+            Some(url) => Self::open_postgres(url, store_questions).await,
+            None => Self::open(db, store_questions),
+        }
+    }
+
+    /// Stores one row on either backend (SQLite on a blocking thread).
+    pub async fn insert_async(&self, row: Row) -> Result<i64, StoreError> {
+        if let Some(pg) = &self.pg {
+            return Ok(pg.insert(&row).await?);
+        }
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.insert(&row))
+            .await
+            .map_err(|_| StoreError::Poisoned)?
+    }
+
+    /// The report's figures on either backend.
+    pub async fn report_async(&self, limit: u32) -> Result<crate::report::ReportData, StoreError> {
+        if let Some(pg) = &self.pg {
+            return Ok(pg.report(limit).await?);
+        }
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.report(limit))
+            .await
+            .map_err(|_| StoreError::Poisoned)?
+    }
+
+    /// Every row, oldest first, on either backend.
+    pub async fn read_all_async(&self) -> Result<Vec<Row>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return Ok(pg.read_all().await?);
+        }
+        Err(StoreError::NotSqlite)
+    }
+
+    fn sqlite(&self) -> Result<std::sync::MutexGuard<'_, Connection>, StoreError> {
+        self.conn
+            .as_ref()
+            .ok_or(StoreError::NotSqlite)?
+            .lock()
+            .map_err(|_| StoreError::Poisoned)
     }
 
     /// Checks a request and turns it into the row to store.
@@ -173,13 +260,13 @@ impl FeedbackStore {
 
     /// The report's figures, read through this store's connection.
     pub fn report(&self, limit: u32) -> Result<crate::report::ReportData, StoreError> {
-        let conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        let conn = self.sqlite()?;
         crate::report::collect(&conn, limit)
     }
 
     /// Stores one row; returns its id. Blocking: call from `spawn_blocking`.
     pub fn insert(&self, row: &Row) -> Result<i64, StoreError> {
-        let conn = self.conn.lock().map_err(|_| StoreError::Poisoned)?;
+        let conn = self.sqlite()?;
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
@@ -257,13 +344,10 @@ pub async fn feedback(
     let req: FeedbackRequest = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::bad_request(format!("invalid feedback body: {e}")))?;
     let row = store.to_row(req)?;
-    let id = tokio::task::spawn_blocking(move || store.insert(&row))
-        .await
-        .map_err(|_| ApiError::internal("storing feedback failed"))?
-        .map_err(|e| {
-            tracing::error!(error = %e, "storing feedback failed");
-            ApiError::internal("storing feedback failed")
-        })?;
+    let id = store.insert_async(row).await.map_err(|e| {
+        tracing::error!(error = %e, "storing feedback failed");
+        ApiError::internal("storing feedback failed")
+    })?;
     Ok((
         StatusCode::CREATED,
         axum::Json(serde_json::json!({"id": id})),

@@ -16,6 +16,7 @@ pub mod error;
 pub mod feedback;
 pub mod guard;
 pub mod origin;
+pub mod pgstore;
 pub mod ratelimit;
 pub mod report;
 pub mod scrub;
@@ -116,7 +117,7 @@ pub async fn build_state(
         None => None,
     };
     let feedback = match &config.db {
-        Some(path) => Some(FeedbackStore::open(path, config.store_questions)?),
+        Some(path) => Some(FeedbackStore::open_any(path, config.store_questions).await?),
         None => None,
     };
     Ok(AppState {

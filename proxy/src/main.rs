@@ -95,7 +95,7 @@ fn start_line(addr: std::net::SocketAddr, config: &proxy::Config) -> String {
     let db = config
         .db
         .as_ref()
-        .map(|d| format!("; feedback db {}", d.display()))
+        .map(|d| format!("; feedback db {}", proxy::feedback::display_db(d)))
         .unwrap_or_default();
     format!("proxy listening on http://{addr} — {upstream}{site}{db}")
 }

@@ -365,13 +365,10 @@ pub mod http {
             return Err(ApiError::feedback_disabled());
         };
         let limit = q.limit.unwrap_or(20).clamp(1, 1000);
-        let data = tokio::task::spawn_blocking(move || store.report(limit))
-            .await
-            .map_err(|_| ApiError::internal("building the report failed"))?
-            .map_err(|e| {
-                tracing::error!(error = %e, "building the report failed");
-                ApiError::internal("building the report failed")
-            })?;
+        let data = store.report_async(limit).await.map_err(|e| {
+            tracing::error!(error = %e, "building the report failed");
+            ApiError::internal("building the report failed")
+        })?;
         let mut resp = if q.format.as_deref() == Some("json") {
             axum::Json(data).into_response()
         } else {

@@ -50,12 +50,25 @@ pub enum Scenario {
     NoDone,
     /// One chunk, then an in-band `data: {"error": ...}`.
     ErrorEvent,
+    /// A normal answer made of [`CITE_ANSWER`], which cites sources [1] and [2] (the browser
+    /// tests need an answer with citations: the widget lists only the sources an answer cites).
+    Cite,
 }
+
+/// The chunks of the `cite` scenario's answer (the browser tests read them with
+/// `stub-upstream --print-cite-answer`, so this is their only definition).
+pub const CITE_ANSWER: [&str; 5] = [
+    "According to the book, ",
+    "this is explained in the ",
+    "section cited here [1]. ",
+    "It describes the idea ",
+    "step by step, with an example [2].",
+];
 
 impl Scenario {
     /// All names accepted by `--scenario` and in paths.
     pub const NAMES: &'static str =
-        "ok, slow, error500, ratelimit429, hang, stall, drop, malformed, no-done, error-event";
+        "ok, slow, error500, ratelimit429, hang, stall, drop, malformed, no-done, error-event, cite";
 }
 
 impl FromStr for Scenario {
@@ -72,6 +85,7 @@ impl FromStr for Scenario {
             "malformed" => Self::Malformed,
             "no-done" => Self::NoDone,
             "error-event" => Self::ErrorEvent,
+            "cite" => Self::Cite,
             other => {
                 return Err(format!(
                     "unknown scenario {other:?}; one of: {}",
@@ -268,15 +282,24 @@ fn words(tokens: usize) -> Vec<String> {
     }
 }
 
+/// The content words of `scenario`.
+fn scenario_words(scenario: Scenario, tokens: usize) -> Vec<String> {
+    if scenario == Scenario::Cite {
+        CITE_ANSWER.iter().map(|s| s.to_string()).collect()
+    } else {
+        words(tokens)
+    }
+}
+
 /// The usual chunks: role, content words, finish, `[DONE]`.
-fn normal_chunks(model: &str, tokens: usize, done: bool) -> Vec<Bytes> {
+fn normal_chunks(model: &str, words: Vec<String>, done: bool) -> Vec<Bytes> {
     let mut v = vec![chunk(
         model,
         json!({"role": "assistant", "content": ""}),
         None,
     )];
     v.extend(
-        words(tokens)
+        words
             .into_iter()
             .map(|w| chunk(model, json!({"content": w}), None)),
     );
@@ -329,6 +352,7 @@ async fn answer(
     let streaming = json.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let delay = st.cfg.delay;
     let tokens = st.cfg.tokens;
+    let words = scenario_words(scenario, tokens);
     match scenario {
         Scenario::Error500 => (
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -348,7 +372,7 @@ async fn answer(
             StatusCode::OK.into_response()
         }
         _ if !streaming => {
-            let content: String = words(tokens).concat();
+            let content: String = words.concat();
             Json(json!({
                 "id": "chatcmpl-stub",
                 "object": "chat.completion",
@@ -359,26 +383,26 @@ async fn answer(
             }))
             .into_response()
         }
-        Scenario::Ok | Scenario::Slow => {
-            let items = normal_chunks(&model, tokens, true).into_iter().map(Ok).collect();
+        Scenario::Ok | Scenario::Slow | Scenario::Cite => {
+            let items = normal_chunks(&model, words, true).into_iter().map(Ok).collect();
             sse(paced(items, delay, false))
         }
         Scenario::NoDone => {
-            let items = normal_chunks(&model, tokens, false).into_iter().map(Ok).collect();
+            let items = normal_chunks(&model, words, false).into_iter().map(Ok).collect();
             sse(paced(items, delay, false))
         }
         Scenario::Stall => {
-            let first = normal_chunks(&model, tokens, true).into_iter().take(1).map(Ok).collect();
+            let first = normal_chunks(&model, words, true).into_iter().take(1).map(Ok).collect();
             sse(paced(first, delay, true))
         }
         Scenario::Drop => {
-            let mut items: Vec<Item> = normal_chunks(&model, tokens, true).into_iter().take(2).map(Ok).collect();
+            let mut items: Vec<Item> = normal_chunks(&model, words, true).into_iter().take(2).map(Ok).collect();
             items.push(Err(std::io::Error::other("stub drops the connection")));
             // A short pause so the good chunks reach the proxy before the break.
             sse(paced(items, delay.max(Duration::from_millis(20)), false))
         }
         Scenario::Malformed => {
-            let good = normal_chunks(&model, tokens, true);
+            let good = normal_chunks(&model, words, true);
             let items = vec![
                 Ok(good[0].clone()),
                 Ok(good[1].clone()),
@@ -389,7 +413,7 @@ async fn answer(
             sse(paced(items, delay, false))
         }
         Scenario::ErrorEvent => {
-            let good = normal_chunks(&model, tokens, true);
+            let good = normal_chunks(&model, words, true);
             let items = vec![
                 Ok(good[0].clone()),
                 Ok(Bytes::from_static(b"data: {\"error\":{\"message\":\"model overloaded\",\"type\":\"server_error\"}}\n\n")),

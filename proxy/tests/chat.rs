@@ -266,3 +266,15 @@ async fn no_key_configured_sends_no_authorization() {
     assert_eq!(stub.recorded()[0].authorization, None);
     proxy.stop().await;
 }
+
+#[tokio::test]
+async fn cite_scenario_streams_the_browser_tests_answer() {
+    let stub = stub(Scenario::Cite, Duration::ZERO).await;
+    let proxy = start(config_for(&stub.base_url())).await;
+    let resp = post_chat(&proxy, &chat_body(true)).await;
+    assert_eq!(resp.status(), 200);
+    let evs = events(&text(resp).await);
+    assert_eq!(content(&evs), proxy::stub::CITE_ANSWER.concat());
+    assert!(content(&evs).contains("[1]") && content(&evs).contains("[2]"));
+    proxy.stop().await;
+}

@@ -1,7 +1,7 @@
 //! `stub-upstream`: a fake OpenAI-compatible server for end-to-end tests and the benchmark.
 //!
 //! ```text
-//! stub-upstream --listen 127.0.0.1:PORT --scenario ok|slow|error500|ratelimit429|hang|stall|drop|malformed|no-done|error-event
+//! stub-upstream --listen 127.0.0.1:PORT --scenario ok|slow|error500|ratelimit429|hang|stall|drop|malformed|no-done|error-event|cite
 //!               [--delay-ms N] [--tokens N] [--record FILE.jsonl]
 //! ```
 //! Point the proxy at `LLM_BASE_URL=http://127.0.0.1:PORT/v1`, or pick a scenario per base URL:
@@ -22,7 +22,7 @@ struct Args {
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: SocketAddr,
     /// Default scenario: ok, slow, error500, ratelimit429, hang, stall, drop, malformed,
-    /// no-done, error-event. `POST /{scenario}/v1/chat/completions` overrides it per request.
+    /// no-done, error-event, cite. `POST /{scenario}/v1/chat/completions` overrides it per request.
     #[arg(long, default_value = "ok", value_parser = |s: &str| s.parse::<Scenario>())]
     scenario: Scenario,
     /// Pause before each chunk after the first, in milliseconds (slow defaults to 200).
@@ -34,11 +34,18 @@ struct Args {
     /// Append each request received (path, Authorization, JSON body) to this JSONL file.
     #[arg(long)]
     record: Option<PathBuf>,
+    /// Print the `cite` scenario's answer chunks as a JSON array and exit (for the browser tests).
+    #[arg(long)]
+    print_cite_answer: bool,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    if args.print_cite_answer {
+        println!("{}", serde_json::to_string(&proxy::stub::CITE_ANSWER)?);
+        return Ok(());
+    }
     let delay = match (args.delay_ms, args.scenario) {
         (Some(ms), _) => Duration::from_millis(ms),
         (None, Scenario::Slow) => Duration::from_millis(200),

@@ -1,7 +1,7 @@
 // Test harness for the browser tests: starts the release proxy serving the built book (and the
 // stub upstream), launches Debian's Chromium through playwright-core, keeps screenshots in one
 // folder, and kills everything it started. Every wait is bounded.
-import {spawn} from 'node:child_process';
+import {execFileSync, spawn} from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,6 +12,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const SITE = path.join(ROOT, 'www/build');
 const TARGET = process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target');
 export const PROXY_BIN = path.join(TARGET, 'release/proxy');
+export const STUB_BIN = path.join(TARGET, 'release/stub-upstream');
 export const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -43,6 +44,7 @@ export function requireBuilt() {
   if (!fs.existsSync(path.join(SITE, 'index.html'))) missing.push(`${SITE} (run scripts/build-site.sh)`);
   if (!fs.existsSync(path.join(SITE, 'book-index/manifest.json'))) missing.push(`${SITE}/book-index`);
   if (!fs.existsSync(PROXY_BIN)) missing.push(`${PROXY_BIN} (cargo build --release -p proxy)`);
+  if (!fs.existsSync(STUB_BIN)) missing.push(`${STUB_BIN} (cargo build --release -p proxy --bins)`);
   if (!fs.existsSync(CHROMIUM)) missing.push(`${CHROMIUM} (apt-get install chromium)`);
   if (missing.length) throw new Error(`e2e prerequisites missing:\n  ${missing.join('\n  ')}`);
 }
@@ -121,6 +123,67 @@ export async function startProxy({port, upstream = null, args: extraArgs = []}) 
       } catch {
         child.kill('SIGKILL');
         await within(5000, 'proxy exit after SIGKILL', exited);
+      }
+    },
+  };
+}
+
+/**
+ * The `cite` scenario's answer chunks, read from the Rust stub (their one definition); [''] when the
+ * stub binary is not built yet, so importing does not throw and requireBuilt can fail the run with
+ * a clear message.
+ */
+export const ANSWER_CHUNKS = fs.existsSync(STUB_BIN)
+  ? JSON.parse(execFileSync(STUB_BIN, ['--print-cite-answer'], {encoding: 'utf8'}))
+  : [''];
+
+/**
+ * Starts the Rust stub upstream (`stub-upstream --scenario cite`: streams ANSWER_CHUNKS, which cite
+ * [1] and [2], `delayMs` apart) on a free loopback port. Returns {url, requests, close}; `requests`
+ * is the list of JSON bodies received so far, read from the stub's record file (also kept at
+ * `recordFile` when given).
+ */
+export async function startStub({delayMs = 150, recordFile = null} = {}) {
+  const record =
+    recordFile || path.join(fs.mkdtempSync(path.join(process.env.TMPDIR || '/tmp', 'book-chat-stub-')), 'requests.jsonl');
+  const args = ['--listen', '127.0.0.1:0', '--scenario', 'cite', '--delay-ms', String(delayMs), '--record', record];
+  const child = spawn(STUB_BIN, args, {env: {...process.env, RUST_LOG: 'warn'}, stdio: ['ignore', 'pipe', 'pipe']});
+  children.add(child);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({code, signal})));
+  child.on('exit', () => children.delete(child));
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const base = await within(
+    10000,
+    'stub-upstream start line',
+    new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+        if (m) resolve(m[1]);
+      });
+      exited.then(({code}) => reject(new Error(`stub-upstream exited (${code}) before starting: ${stderr}`)));
+    }),
+  );
+  return {
+    url: `${base}/v1`,
+    get requests() {
+      if (!fs.existsSync(record)) return [];
+      return fs
+        .readFileSync(record, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l).body);
+    },
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      try {
+        await within(5000, 'stub exit after SIGTERM', exited);
+      } catch {
+        child.kill('SIGKILL');
+        await within(5000, 'stub exit after SIGKILL', exited);
       }
     },
   };

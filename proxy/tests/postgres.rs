@@ -1,0 +1,83 @@
+//! Feedback and the report in PostgreSQL, shared by two proxy instances (as behind one load
+//! balancer). Needs a server: `scripts/with-postgres.sh cargo test -p proxy --test postgres -- --ignored`.
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use proxy::feedback::FeedbackStore;
+use proxy::stub::Scenario;
+use serde_json::{json, Value};
+use support::*;
+
+/// `DATABASE_URL`; with `CI` set its absence fails the test, elsewhere it is skipped with a notice.
+fn database_url() -> Option<String> {
+    match std::env::var("DATABASE_URL") {
+        Ok(u) if !u.trim().is_empty() => Some(u),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("CI is set but DATABASE_URL is missing: run under scripts/with-postgres.sh")
+        }
+        _ => {
+            eprintln!("NOTICE: DATABASE_URL not set; PostgreSQL test not run (use scripts/with-postgres.sh)");
+            None
+        }
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL (scripts/with-postgres.sh)"]
+async fn two_instances_share_feedback_and_report() {
+    let Some(url) = database_url() else {
+        return;
+    };
+    let store = FeedbackStore::open_postgres(&url, true).await.unwrap();
+    let before = store.read_all_async().await.unwrap().len();
+
+    let stub = stub(Scenario::Ok, Duration::ZERO).await;
+    let mut cfg = config_for(&stub.base_url());
+    cfg.db = Some(PathBuf::from(&url));
+    cfg.store_questions = true;
+    cfg.report_token = proxy::config::ApiKey::new("pg-report-token");
+    let a = start(cfg.clone()).await;
+    let b = start(cfg).await;
+    let fb = |rating: &str, refused: bool, q: &str| {
+        json!({"rating": rating, "refused": refused, "question": q, "session_id": "pg",
+               "cited_urls": ["/docs/nodes"]})
+    };
+    for (proxy, body) in [
+        (&a, fb("up", false, "What is a node?")),
+        (&b, fb("down", false, "How do topics work?")),
+        (&a, fb("none", true, "How do I fly a drone?")),
+        (&b, fb("none", true, "how do i fly a  drone")),
+    ] {
+        assert_eq!(post_json(proxy, "/api/feedback", &body).await.status(), 201);
+    }
+    let rows = store.read_all_async().await.unwrap();
+    assert_eq!(rows.len(), before + 4);
+    assert_eq!(rows[before + 2].rating, "none");
+    assert!(rows[before + 2].refused);
+
+    let resp = within(
+        client()
+            .get(b.url("/api/report?format=json"))
+            .header("authorization", "Bearer pg-report-token")
+            .send(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resp.status(), 200);
+    let v: Value = serde_json::from_str(&text(resp).await).unwrap();
+    assert!(v["refused"].as_i64().unwrap() >= 2, "{v}");
+    assert_eq!(
+        v["most_refused"][0]["question"]
+            .as_str()
+            .map(|q| q.to_lowercase().contains("drone")),
+        Some(true),
+        "{v}"
+    );
+    assert_eq!(v["most_refused"][0]["sources"][0], "/docs/nodes");
+    assert!(!v["per_day"].as_array().unwrap().is_empty());
+    a.stop().await;
+    b.stop().await;
+}
