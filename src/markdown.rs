@@ -264,8 +264,52 @@ pub fn plain_text(nodes: &[Node]) -> String {
     s
 }
 
+/// A snippet whose table was flattened into one line upstream (`A | B C | D …`) cannot be shown as a
+/// table: keep the text before it (up to its last sentence end) and mark the rest as left out, so
+/// readers never see pipe soup. Real Markdown tables (rows on their own lines) are kept.
+pub fn drop_flat_tables(text: &str) -> String {
+    let is_row = |l: &str| l.trim_start().starts_with('|') || l.trim_end().ends_with('|');
+    let flat = text
+        .lines()
+        .any(|l| l.matches(" | ").count() >= 2 && !is_row(l));
+    if !flat {
+        return text.to_string();
+    }
+    let Some(pipe) = text.find(" | ") else {
+        return text.to_string();
+    };
+    let head = &text[..pipe];
+    let cut = head
+        .rfind(['.', ':', '?', '!', '\n'])
+        .map(|i| &head[..=i])
+        .unwrap_or("");
+    let cut = cut.trim();
+    if cut.is_empty() {
+        "(A table: open the section to read it.)".to_string()
+    } else {
+        format!("{cut} (A table follows in the section.)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn flattened_tables_are_left_out() {
+        let soup = "Practical experience suggests: Training recipe | Typical outcome Real only | Good Synthetic | Brittle";
+        assert_eq!(
+            drop_flat_tables(soup),
+            "Practical experience suggests: (A table follows in the section.)"
+        );
+        assert_eq!(
+            drop_flat_tables(
+                "Question | Topic | Service | Action Continuous data stream? | Yes | No"
+            ),
+            "(A table: open the section to read it.)"
+        );
+        let real = "Intro.\n\n| a | b |\n|---|---|\n| 1 | 2 |";
+        assert_eq!(drop_flat_tables(real), real);
+        assert_eq!(drop_flat_tables("a | b"), "a | b");
+    }
     use super::*;
 
     fn links(nodes: &[Node], out: &mut Vec<String>) {

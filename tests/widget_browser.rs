@@ -187,7 +187,19 @@ async fn refusal_makes_no_llm_call() {
         "{}",
         w.text(".bc-a")
     );
-    assert_eq!(w.t.request_count(), 0, "no chat request");
+    let chat = |u: &String| u.ends_with("/api/chat");
+    assert_eq!(
+        w.t.requests
+            .borrow()
+            .iter()
+            .filter(|(u, _)| chat(u))
+            .count(),
+        0,
+        "no chat request"
+    );
+    // The refusal itself is reported (rating "none", refused) for the authors' gap report.
+    assert_eq!(w.t.request_count(), 1);
+    assert!(w.t.requests.borrow()[0].1.contains("\"refused\":true"));
     assert!(w
         .q("ol[aria-label='Nearest sections'] a[href='/docs/ros#nodes']")
         .is_some());

@@ -16,17 +16,15 @@ use crate::selection;
 pub fn SelectionButton() -> impl IntoView {
     let ui = use_ui();
     let track = move || {
-        ui.ask_pos.set(
-            web::article_selection().map(|s| {
-                // A selection taller than the window ends below it: keep the button on screen.
-                let h = web_sys::window()
-                    .and_then(|w| w.inner_height().ok())
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or(800.0);
-                let y = (s.rect.bottom() + 6.0).clamp(4.0, (h - 44.0).max(4.0));
-                (s.rect.left() + s.rect.width() / 2.0, y)
-            }),
-        );
+        ui.ask_pos.set(web::article_selection().map(|s| {
+            // A selection taller than the window ends below it: keep the button on screen.
+            let h = web_sys::window()
+                .and_then(|w| w.inner_height().ok())
+                .and_then(|v| v.as_f64())
+                .unwrap_or(800.0);
+            let y = (s.rect.bottom() + 6.0).clamp(4.0, (h - 44.0).max(4.0));
+            (s.rect.left() + s.rect.width() / 2.0, y)
+        }));
     };
     let _ = window_event_listener(ev::mouseup, move |_| {
         set_timeout(track, Duration::from_millis(0))

@@ -38,7 +38,10 @@ pub fn Sources(e: Exchange) -> impl IntoView {
                     .into_iter()
                     .map(|(n, s)| {
                         let href = markdown::safe_href(&s.url).unwrap_or_else(|| "#".into());
-                        let snippet = super::md_view::render(markdown::render(&s.excerpt, 0), &[]);
+                        let snippet = super::md_view::render(
+                            markdown::render(&markdown::drop_flat_tables(&s.excerpt), 0),
+                            &[],
+                        );
                         view! {
                             <li value=n.to_string()>
                                 <a href=href>{s.label()}</a>
