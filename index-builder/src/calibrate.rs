@@ -124,13 +124,26 @@ pub fn pseudo_questions(
     out
 }
 
-/// Where the calibration bank lives in the source tree (`eval/calibration/`).
-pub fn default_bank_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval/calibration")
+/// The calibration bank compiled into the builder (`eval/calibration/*.jsonl`), so a packaged
+/// builder, run far from this source tree, calibrates every book the same way.
+const BUILT_IN_BANK: [&str; 2] = [
+    include_str!("../../eval/calibration/off-topic.jsonl"),
+    include_str!("../../eval/calibration/near-miss.jsonl"),
+];
+
+/// The `question` field of every JSON line of `text` (other lines are ignored).
+fn questions_of(text: &str, out: &mut Vec<String>) {
+    for line in text.lines() {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+            if let Some(q) = v.get("question").and_then(|q| q.as_str()) {
+                out.push(q.to_string());
+            }
+        }
+    }
 }
 
-/// The calibration bank: out-of-scope questions written for no particular book (off-topic and
-/// near-miss), JSON lines with a `question` field in every `*.jsonl` file of `dir`.
+/// A calibration bank of the author's: JSON lines with a `question` field in every `*.jsonl`
+/// file of `dir` (`index-builder build --calibration DIR`).
 pub fn bank_from(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)?
         .flatten()
@@ -140,23 +153,19 @@ pub fn bank_from(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        for line in std::fs::read_to_string(&f)?.lines() {
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
-                if let Some(q) = v.get("question").and_then(|q| q.as_str()) {
-                    out.push(q.to_string());
-                }
-            }
-        }
+        questions_of(&std::fs::read_to_string(&f)?, &mut out);
     }
     Ok(out)
 }
 
-/// The bank of the source tree; panics when it is missing (tests only).
+/// The built-in bank: out-of-scope questions written for no particular book (off-topic and
+/// near-miss), never used in any evaluation.
 pub fn bank() -> Vec<String> {
-    let dir = default_bank_dir();
-    let b = bank_from(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    assert!(!b.is_empty(), "{}: no questions", dir.display());
-    b
+    let mut out = Vec::new();
+    for text in BUILT_IN_BANK {
+        questions_of(text, &mut out);
+    }
+    out
 }
 
 /// The unlabelled measurements a book's thresholds are set from.

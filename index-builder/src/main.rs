@@ -150,7 +150,7 @@ struct BookArgs {
     #[arg(long)]
     quiet: bool,
     /// Folder of the calibration bank of out-of-scope questions that sets this book's refusal
-    /// thresholds (default: the source tree's eval/calibration).
+    /// thresholds (default: the bank built into the builder, eval/calibration).
     #[arg(long)]
     calibration: Option<PathBuf>,
 }
@@ -158,22 +158,18 @@ struct BookArgs {
 impl BookArgs {
     /// Calibrates the book's refusal thresholds from its own text and the bank (no labels).
     fn calibrate(&self, built: &mut build::BuiltBook) -> Result<()> {
-        let dir = self
-            .calibration
-            .clone()
-            .unwrap_or_else(calibrate::default_bank_dir);
-        let bank = match calibrate::bank_from(&dir) {
-            Ok(b) if !b.is_empty() => b,
-            Ok(_) | Err(_) if self.calibration.is_some() => {
-                anyhow::bail!("no calibration questions in {}", dir.display())
-            }
-            _ => {
-                eprintln!(
-                    "warning: no calibration bank at {}; keeping the default refusal thresholds",
+        let bank = match &self.calibration {
+            Some(dir) => {
+                let bank = calibrate::bank_from(dir)
+                    .with_context(|| format!("reading the calibration bank {}", dir.display()))?;
+                anyhow::ensure!(
+                    !bank.is_empty(),
+                    "no calibration questions in {} (JSON lines with a \"question\" field)",
                     dir.display()
                 );
-                return Ok(());
+                bank
             }
+            None => calibrate::bank(),
         };
         let texts = eval::texts_of(built);
         let sample = calibrate::sample(&built.index, &texts, &built.encoder, &bank);

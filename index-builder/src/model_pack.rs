@@ -31,21 +31,34 @@ pub enum PackError {
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         #[source]
         source: std::io::Error,
     },
     /// The bytes are not a safetensors file.
     #[error("{path}: not a safetensors file ({reason})")]
-    NotSafetensors { path: PathBuf, reason: String },
+    NotSafetensors {
+        /// The file.
+        path: PathBuf,
+        /// What the safetensors reader said.
+        reason: String,
+    },
     /// A safetensors file without the packed-model marker, or of another layout version.
     #[error("{path}: not a book-chat packed model of version {VERSION} (make one with `index-builder pack-model`)")]
-    NotPacked { path: PathBuf },
+    NotPacked {
+        /// The file.
+        path: PathBuf,
+    },
     /// A tensor has a dtype or shape the packer or loader does not handle.
     #[error("{path}: tensor {name}: {reason}")]
     BadTensor {
+        /// The file.
         path: PathBuf,
+        /// The tensor's name.
         name: String,
+        /// What is wrong with it.
         reason: String,
     },
 }
