@@ -95,14 +95,14 @@ impl ExcerptCutoffs {
     pub fn for_phase(hybrid: bool) -> Self {
         if hybrid {
             Self {
-                high_margin: 1.25,
-                high_covered: 0.6,
+                high_margin: 1.0,
+                high_covered: 0.8,
                 low_margin: 1.05,
             }
         } else {
             Self {
-                high_margin: 1.25,
-                high_covered: 0.6,
+                high_margin: 4.2,
+                high_covered: 0.9,
                 low_margin: 1.05,
             }
         }
