@@ -241,7 +241,7 @@ fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {
 
 fn print_rows(rows: &[Row]) {
     println!(
-        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>8} {:>11} {:>11} {:>11}",
+        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>8} {:>11} {:>11} {:>11} {:>7}",
         "book",
         "phase",
         "sec@5",
@@ -252,12 +252,13 @@ fn print_rows(rows: &[Row]) {
         "dead-end",
         "high(gold)",
         "med(gold)",
-        "low(gold)"
+        "low(gold)",
+        "max ms"
     );
     for r in rows {
         let (m, a) = (&r.retrieval, &r.answers);
         println!(
-            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2})",
+            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2}) {:>7.1}",
             r.name,
             r.phase,
             m.section_r5,
@@ -272,6 +273,7 @@ fn print_rows(rows: &[Row]) {
             a.reliability(1),
             a.by_level[2],
             a.reliability(2),
+            a.max_compose_ms,
         );
     }
 }
