@@ -87,16 +87,63 @@ pub struct ExcerptCutoffs {
     pub low_margin: f32,
 }
 
-impl Default for ExcerptCutoffs {
-    /// Chosen by `index-builder eval --confidence` so that "high" answers have a gold top source
-    /// at least 85 % of the time on held-out books (see the README's reliability table).
-    fn default() -> Self {
-        Self {
-            high_margin: 1.25,
-            high_covered: 0.6,
-            low_margin: 1.05,
+impl ExcerptCutoffs {
+    /// The cut-offs of one phase: with the encoder (`hybrid`) or before it has loaded (BM25 only;
+    /// margins are on another scale there). Fitted by `tests/quality.rs` ([`fit_cutoffs`]) on the
+    /// labelled books; the reliability figures it reports come from refits that leave the
+    /// measured book out.
+    pub fn for_phase(hybrid: bool) -> Self {
+        if hybrid {
+            Self {
+                high_margin: 1.0,
+                high_covered: 0.8,
+                low_margin: 1.05,
+            }
+        } else {
+            Self {
+                high_margin: 4.2,
+                high_covered: 0.9,
+                low_margin: 1.05,
+            }
         }
     }
+}
+
+/// Fits the "high" cut-offs on graded samples (signals, whether the top source was right): the
+/// most "high" answers whose share of right top sources stays at or above `precision`.
+pub fn fit_cutoffs(
+    samples: &[(ExcerptSignals, bool)],
+    precision: f32,
+    base: ExcerptCutoffs,
+) -> ExcerptCutoffs {
+    let mut best = ExcerptCutoffs {
+        high_margin: f32::INFINITY,
+        ..base
+    };
+    let mut best_count = 0usize;
+    for m in (10..=60).map(|i| i as f32 / 10.0) {
+        for c in (0..=10).map(|i| i as f32 / 10.0) {
+            let cut = ExcerptCutoffs {
+                high_margin: m,
+                high_covered: c,
+                ..base
+            };
+            let graded: Vec<bool> = samples
+                .iter()
+                .filter(|(s, _)| for_excerpts(s, &cut) == Confidence::High)
+                .map(|(_, ok)| *ok)
+                .collect();
+            let right = graded.iter().filter(|ok| **ok).count();
+            if !graded.is_empty()
+                && right as f32 >= precision * graded.len() as f32
+                && graded.len() > best_count
+            {
+                best_count = graded.len();
+                best = cut;
+            }
+        }
+    }
+    best
 }
 
 /// Grades an excerpt answer: "high" needs a clear margin, a quote from the best source that covers
@@ -146,7 +193,7 @@ mod tests {
 
     #[test]
     fn excerpt_grades() {
-        let cut = ExcerptCutoffs::default();
+        let cut = ExcerptCutoffs::for_phase(true);
         let s = ExcerptSignals {
             margin: 1.5,
             support: 3,

@@ -14,7 +14,7 @@ pub const MAX_SOURCES: usize = 3;
 /// Longest quoted sentence, in characters.
 const MAX_SENTENCE_CHARS: usize = 320;
 /// Sentences embedded per answer at most (each costs one encoder run in the browser).
-pub const MAX_EMBEDDED: usize = 8;
+pub const MAX_EMBEDDED: usize = 4;
 /// How much less a quote from a lower-ranked source is worth, per rank.
 const RANK_DECAY: f32 = 0.15;
 

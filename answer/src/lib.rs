@@ -107,7 +107,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>) -> Answer {
     };
     let confidence = confidence::for_excerpts(
         &signals(question, found, &sources, &quotes),
-        &confidence::ExcerptCutoffs::default(),
+        &confidence::ExcerptCutoffs::for_phase(found.vector.is_some()),
     );
     let quoted: Vec<&str> = sources.iter().map(|s| s.url.as_str()).collect();
     Answer {

@@ -42,13 +42,13 @@ impl Default for Calibration {
     /// refits that leave the measured book out.
     fn default() -> Self {
         Self {
-            coverage_weight: 0.8,
-            neg_quantile: 0.9,
-            pos_quantile: 0.1,
-            mix: 0.5,
-            bm25_neg_quantile: 0.9,
-            bm25_pos_quantile: 0.1,
-            bm25_mix: 0.5,
+            coverage_weight: 0.4,
+            neg_quantile: 0.85,
+            pos_quantile: 0.0,
+            mix: 0.75,
+            bm25_neg_quantile: 0.5,
+            bm25_pos_quantile: 0.0,
+            bm25_mix: 0.0,
         }
     }
 }

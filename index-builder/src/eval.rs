@@ -331,6 +331,21 @@ pub fn answer_metrics(
     questions: &[Labelled],
     encoder: Option<&Encoder>,
 ) -> AnswerMetrics {
+    answer_metrics_graded(book, texts, questions, encoder).0
+}
+
+/// [`answer_metrics`], plus each answered question's confidence signals and whether its top
+/// source is gold (for fitting confidence cut-offs on other books).
+pub fn answer_metrics_graded(
+    book: &BuiltBook,
+    texts: &book_retrieval::ChunkTexts,
+    questions: &[Labelled],
+    encoder: Option<&Encoder>,
+) -> (
+    AnswerMetrics,
+    Vec<(book_answer::confidence::ExcerptSignals, bool)>,
+) {
+    let mut graded = Vec::new();
     let mut m = AnswerMetrics::default();
     for q in questions.iter().filter(|q| !q.out_of_scope) {
         m.answerable += 1;
@@ -368,12 +383,35 @@ pub fn answer_metrics(
                 book_answer::Confidence::Low => 2,
             };
             m.by_level[level] += 1;
-            if found.sources.first().is_some_and(|s| is_gold(s.chunk)) {
+            let right = found.sources.first().is_some_and(|s| is_gold(s.chunk));
+            if right {
                 m.gold_top_by_level[level] += 1;
             }
+            graded.push((
+                book_answer::signals(question, &found, &a.sources, &a.quotes),
+                right,
+            ));
         }
     }
-    m
+    (m, graded)
+}
+
+/// Re-grades answers with other confidence cut-offs: (answers, gold top sources) per level.
+pub fn regrade(
+    graded: &[(book_answer::confidence::ExcerptSignals, bool)],
+    cut: &book_answer::confidence::ExcerptCutoffs,
+) -> ([usize; 3], [usize; 3]) {
+    let (mut n, mut ok) = ([0usize; 3], [0usize; 3]);
+    for (s, right) in graded {
+        let level = match book_answer::confidence::for_excerpts(s, cut) {
+            book_answer::Confidence::High => 0,
+            book_answer::Confidence::Medium => 1,
+            book_answer::Confidence::Low => 2,
+        };
+        n[level] += 1;
+        ok[level] += *right as usize;
+    }
+    (n, ok)
 }
 
 /// Prints the answer figures of both phases.

@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+use book_answer::confidence::{fit_cutoffs, ExcerptCutoffs, ExcerptSignals};
 use book_retrieval::bm25::Bm25Params;
 use book_retrieval::{Mode, SearchRequest, SearchSettings};
 use index_builder::build::{build, BuildOptions, BuiltBook};
@@ -87,6 +88,8 @@ struct Row {
     phase: &'static str,
     retrieval: Metrics,
     answers: eval::AnswerMetrics,
+    /// Confidence signals of the answered questions, and whether the top source was gold.
+    graded: Vec<(ExcerptSignals, bool)>,
 }
 
 #[test]
@@ -110,6 +113,11 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             .collect();
         built.push((name, book, qs, FitBook { sample, labelled }));
     }
+    let all: Vec<&FitBook> = built.iter().map(|b| &b.3).collect();
+    println!(
+        "refusal calibration fitted on all books (the shipped default): {:?}",
+        calibrate::fit(&all)
+    );
     let mut rows: Vec<Row> = Vec::new();
     for i in 0..built.len() {
         let others: Vec<&FitBook> = built
@@ -130,14 +138,49 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         );
         for (phase, hybrid) in [("before encoder", false), ("with encoder", true)] {
             let retrieval = run(book, qs, hybrid);
-            let answers = eval::answer_metrics(book, &texts, qs, hybrid.then_some(&book.encoder));
+            let (answers, graded) =
+                eval::answer_metrics_graded(book, &texts, qs, hybrid.then_some(&book.encoder));
             rows.push(Row {
                 name,
                 phase,
                 retrieval,
                 answers,
+                graded,
             });
         }
+    }
+    // Confidence cut-offs, leave-one-book-out: each book is graded with cut-offs fitted on the
+    // other books' answers in the same phase.
+    for i in 0..rows.len() {
+        let hybrid = rows[i].phase == "with encoder";
+        let train: Vec<(ExcerptSignals, bool)> = rows
+            .iter()
+            .filter(|r| r.name != rows[i].name && r.phase == rows[i].phase)
+            .flat_map(|r| r.graded.iter().copied())
+            .collect();
+        let cut = fit_cutoffs(&train, 0.9, ExcerptCutoffs::for_phase(hybrid));
+        let (n, ok) = eval::regrade(&rows[i].graded, &cut);
+        println!(
+            "{} ({}): confidence cut-offs fitted on the other books {cut:?}",
+            rows[i].name, rows[i].phase
+        );
+        rows[i].answers.by_level = n;
+        rows[i].answers.gold_top_by_level = ok;
+    }
+    for phase in ["before encoder", "with encoder"] {
+        let all: Vec<(ExcerptSignals, bool)> = rows
+            .iter()
+            .filter(|r| r.phase == phase)
+            .flat_map(|r| r.graded.iter().copied())
+            .collect();
+        let cut = fit_cutoffs(
+            &all,
+            0.9,
+            ExcerptCutoffs::for_phase(phase == "with encoder"),
+        );
+        println!(
+            "confidence cut-offs fitted on all books ({phase}), the shipped defaults: {cut:?}"
+        );
     }
     print_rows(&rows);
     let mut failures = Vec::new();
@@ -198,7 +241,7 @@ fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {
 
 fn print_rows(rows: &[Row]) {
     println!(
-        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>8} {:>11} {:>11} {:>11}",
+        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>8} {:>11} {:>11} {:>11} {:>7}",
         "book",
         "phase",
         "sec@5",
@@ -209,12 +252,13 @@ fn print_rows(rows: &[Row]) {
         "dead-end",
         "high(gold)",
         "med(gold)",
-        "low(gold)"
+        "low(gold)",
+        "max ms"
     );
     for r in rows {
         let (m, a) = (&r.retrieval, &r.answers);
         println!(
-            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2})",
+            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2}) {:>7.1}",
             r.name,
             r.phase,
             m.section_r5,
@@ -229,6 +273,7 @@ fn print_rows(rows: &[Row]) {
             a.reliability(1),
             a.by_level[2],
             a.reliability(2),
+            a.max_compose_ms,
         );
     }
 }

@@ -47,8 +47,8 @@ impl Default for SearchSettings {
         Self {
             dense_weight: 0.6,
             current_page_boost: 0.05,
-            // Fitted on the labelled sets of the three books (eval/): about 0.85 of out-of-scope
-            // questions refused, under 0.06 of answerable ones.
+            // Fallbacks only: `index-builder build` replaces the three refusal values with
+            // thresholds calibrated on the book itself (index-builder/src/calibrate.rs).
             coverage_weight: 0.8,
             min_relevance: 0.77,
             min_coverage: 0.35,
