@@ -17,7 +17,7 @@ vs_pytorch_only=0
 [ "${1:-}" = "--quick" ] && quick=1
 [ "${1:-}" = "--vs-pytorch" ] && vs_pytorch_only=1
 
-cargo build --release -p index-builder --example embed_throughput
+cargo build --release -p index-builder --bins --example embed_throughput
 ib="$CARGO_TARGET_DIR/release/index-builder"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -380,6 +380,10 @@ fn attention(
     }
     let d = h / heads;
     let scale = 1.0 / (d as f32).sqrt();
+    if n < GEMM_ATTENTION_MIN_TOKENS {
+        attention_direct(q, k, v, ctx, n, h, heads, probs);
+        return;
+    }
     probs.clear();
     probs.resize(n * n, 0.0);
     let hs = h as isize;
@@ -406,6 +410,47 @@ fn attention(
             0.0,
             (&mut ctx[off..], hs, 1),
         );
+    }
+}
+
+/// Sequences shorter than this (questions) take [`attention_direct`]: for a few tokens per head
+/// the GEMM's packing costs more than it saves (measured in the browser, where it doubled the
+/// encoding time of a question).
+const GEMM_ATTENTION_MIN_TOKENS: usize = 64;
+
+/// [`attention`] as plain loops, one query row at a time: same result, no packing buffers.
+#[allow(clippy::too_many_arguments)]
+fn attention_direct(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    ctx: &mut [f32],
+    n: usize,
+    h: usize,
+    heads: usize,
+    probs: &mut Vec<f32>,
+) {
+    let d = h / heads;
+    let scale = 1.0 / (d as f32).sqrt();
+    probs.clear();
+    probs.resize(n, 0.0);
+    for head in 0..heads {
+        let off = head * d;
+        for i in 0..n {
+            let qi = &q[i * h + off..i * h + off + d];
+            for (j, p) in probs.iter_mut().enumerate() {
+                let kj = &k[j * h + off..j * h + off + d];
+                *p = qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f32>() * scale;
+            }
+            math::softmax_in_place(probs);
+            let c = &mut ctx[i * h + off..i * h + off + d];
+            for (j, &w) in probs.iter().enumerate() {
+                let vj = &v[j * h + off..j * h + off + d];
+                for (cv, vv) in c.iter_mut().zip(vj) {
+                    *cv += w * vv;
+                }
+            }
+        }
     }
 }
 
@@ -441,6 +486,23 @@ mod tests {
             }
         }
         assert!(enc.encode_batch(&[]).is_empty());
+    }
+
+    #[test]
+    fn gemm_attention_matches_the_direct_loops() {
+        let (h, heads) = (24, 3);
+        for n in [GEMM_ATTENTION_MIN_TOKENS, 70] {
+            let val = |i: usize, m: usize| ((i * m % 97) as f32 - 48.0) / 40.0;
+            let q: Vec<f32> = (0..n * h).map(|i| val(i, 31)).collect();
+            let k: Vec<f32> = (0..n * h).map(|i| val(i, 17)).collect();
+            let v: Vec<f32> = (0..n * h).map(|i| val(i, 53)).collect();
+            let (mut a, mut b, mut p) = (vec![0f32; n * h], vec![0f32; n * h], Vec::new());
+            attention(&q, &k, &v, &mut a, n, h, heads, &mut p);
+            attention_direct(&q, &k, &v, &mut b, n, h, heads, &mut p);
+            for (x, y) in a.iter().zip(&b) {
+                assert!((x - y).abs() < 1e-5, "{x} vs {y}");
+            }
+        }
     }
 
     proptest! {
