@@ -50,6 +50,7 @@ wasm_module encoder-wasm encoder_wasm book-chat-encoder -O3 --enable-simd
 cp widget-loader/loader.js "$staged/loader.js"
 
 # Replace the folder only once everything is built: never a half-written widget folder.
+mkdir -p "$(dirname "$OUT")"
 rm -rf "$OUT.tmp"
 mv "$staged" "$OUT.tmp"
 rm -rf "$OUT"
