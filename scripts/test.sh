@@ -61,6 +61,9 @@ suite "widget logic (native)" cargo test --release -p book-chat --no-default-fea
 suite "widget in headless Chromium" cargo test -p book-chat --target wasm32-unknown-unknown --test widget_browser
 suite "Docusaurus plugin (options, routes, locales, versions, anchor check, fixture builds)" npm run --silent test:plugin
 suite "build the book site (index, wasm, Docusaurus)" bash scripts/build-site.sh
+# The author's path: the tarballs build-site.sh packed, installed into a fresh TypeScript site with two
+# locales (one right-to-left) and two docs versions, built with no cargo/rustc on PATH and an empty HOME.
+suite "npm packages in a fresh Docusaurus site (Node only)" node --test --test-reporter=spec tests/package/package.test.mjs
 suite "end-to-end in headless Chromium (scenarios, faults, loader, accessibility, monkey walks)" npm run --silent test:e2e
 
 echo

@@ -2,6 +2,7 @@
 //!
 //! The pure modules (validation, prompts, citations, SSE, Markdown, sessions…) compile and test natively;
 //! the `ui` feature adds the Leptos component and the browser plumbing (wasm32).
+#![warn(missing_docs)]
 
 pub mod answer;
 pub mod citations;

@@ -63,13 +63,9 @@ impl SourceRef {
     }
 }
 
-/// Joins chapter and section with the separator the book's breadcrumbs use.
-pub fn label(chapter: &str, section: Option<&str>) -> String {
-    match section {
-        Some(s) if !s.is_empty() && s != chapter => format!("{chapter} › {s}"),
-        _ => chapter.to_string(),
-    }
-}
+/// The label and the word cut are part of the prompt contract (the proxy re-applies them), so
+/// they are defined once, in `book-prompt`.
+pub use book_prompt::text::{cut_at_word, label};
 
 /// A short plain excerpt: Markdown fences and markers dropped, whitespace collapsed, cut at a word.
 pub fn excerpt(text: &str, max_chars: usize) -> String {
@@ -94,21 +90,6 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
         }
     }
     cut_at_word(&out, max_chars)
-}
-
-/// Cuts `s` to at most `max_chars` characters, at a word boundary when one is near, adding "…".
-pub fn cut_at_word(s: &str, max_chars: usize) -> String {
-    let collapsed: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if collapsed.chars().count() <= max_chars {
-        return collapsed;
-    }
-    let budget = max_chars.saturating_sub(1);
-    let head: String = collapsed.chars().take(budget).collect();
-    let cut = match head.rfind(' ') {
-        Some(i) if i > head.len() * 3 / 4 => &head[..i],
-        _ => &head[..],
-    };
-    format!("{}…", cut.trim_end())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! has arrived, and imports this module (code and weights, both cached) in the background after the
 //! panel opens; from then on questions are embedded here and searches are hybrid. The encoding is
 //! `book_retrieval::Encoder::encode`, the same code `index-builder query` runs natively.
+#![warn(missing_docs)]
 
 use wasm_bindgen::prelude::*;
 

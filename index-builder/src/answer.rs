@@ -4,7 +4,6 @@
 //! `book_answer::compose`. `--before-encoder` answers as the widget does while the encoder module
 //! is still downloading (BM25 alone, quotes chosen by terms).
 
-use std::io::{BufRead, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -14,7 +13,7 @@ use book_retrieval::{ChunkTexts, Encoder, Index, Mode, SearchRequest};
 use serde::Serialize;
 
 use crate::build::{load_asset, LoadedAsset};
-use crate::query::Question;
+use crate::query::for_each_question;
 
 /// An asset with its chunk texts: everything an answer is built from.
 pub struct AnswerAsset {
@@ -162,37 +161,9 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
 /// Answers every question of a JSON-lines batch file, one JSON line each. A bad line gets an
 /// error on stderr and is skipped.
 pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Result<()> {
-    let file =
-        std::fs::File::open(batch).with_context(|| format!("cannot open {}", batch.display()))?;
     let encoder = asset.asset.encoder.as_ref().filter(|_| !before_encoder);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut bad = 0usize;
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line =
-            line.with_context(|| format!("cannot read {} line {}", batch.display(), n + 1))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let q: Question = match serde_json::from_str(&line) {
-            Ok(q) => q,
-            Err(e) => {
-                eprintln!(
-                    "{}:{}: skipped: not a {{\"id\", \"question\"}} object ({e})",
-                    batch.display(),
-                    n + 1
-                );
-                bad += 1;
-                continue;
-            }
-        };
+    for_each_question(batch, |q| {
         let a = answer(&asset.asset.index, &asset.texts, encoder, &q.question);
-        serde_json::to_writer(&mut out, &row(&asset.asset.index, q.id, a))?;
-        out.write_all(b"\n")?;
-    }
-    out.flush()?;
-    if bad > 0 {
-        eprintln!("{bad} line(s) skipped");
-    }
-    Ok(())
+        row(&asset.asset.index, q.id, a)
+    })
 }

@@ -74,6 +74,23 @@ pub fn rows(index: &Index, results: &SearchResults) -> Vec<ResultRow> {
 
 /// Runs a batch file (JSON lines) and prints one JSON line per question. A bad line gets an error line on stderr and is skipped.
 pub fn run_batch(asset: &LoadedAsset, batch: &Path, k: usize) -> Result<()> {
+    for_each_question(batch, |q| {
+        let results = search(asset, &q.question, k, Mode::Hybrid);
+        Answer {
+            id: q.id,
+            refused: results.refused,
+            results: rows(&asset.index, &results),
+        }
+    })
+}
+
+/// The batch protocol `query` and `answer` share: reads `{"id","question"}` JSON lines from
+/// `batch`, calls `respond` for each and prints its result as one JSON line on stdout. A line
+/// that is not such an object gets an error on stderr naming the file and line, and is skipped.
+pub fn for_each_question<T: Serialize>(
+    batch: &Path,
+    mut respond: impl FnMut(Question) -> T,
+) -> Result<()> {
     let file =
         std::fs::File::open(batch).with_context(|| format!("cannot open {}", batch.display()))?;
     let stdout = std::io::stdout();
@@ -97,13 +114,7 @@ pub fn run_batch(asset: &LoadedAsset, batch: &Path, k: usize) -> Result<()> {
                 continue;
             }
         };
-        let results = search(asset, &q.question, k, Mode::Hybrid);
-        let answer = Answer {
-            id: q.id,
-            refused: results.refused,
-            results: rows(&asset.index, &results),
-        };
-        serde_json::to_writer(&mut out, &answer)?;
+        serde_json::to_writer(&mut out, &respond(q))?;
         out.write_all(b"\n")?;
     }
     out.flush()?;

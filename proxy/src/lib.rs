@@ -5,6 +5,7 @@
 //! ([`guard`]), imposes the model settings, enforces limits, streams answers back, stores
 //! feedback and can serve the built book. [`serve`] runs it on a listener until a shutdown future fires,
 //! so tests can start it on `127.0.0.1:0`.
+#![warn(missing_docs)]
 
 pub mod book;
 pub mod budget;

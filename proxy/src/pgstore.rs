@@ -174,11 +174,7 @@ impl PgStore {
             down,
             refused,
             with_question,
-            refusal_rate: if total > 0 {
-                refused as f64 / total as f64
-            } else {
-                0.0
-            },
+            refusal_rate: crate::report::share(refused, total),
             per_day,
             most_refused: self.questions("refused", limit).await?,
             most_down: self.questions("rating = 'down'", limit).await?,

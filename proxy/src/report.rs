@@ -125,11 +125,7 @@ pub fn collect(conn: &Connection, limit: u32) -> Result<ReportData, StoreError> 
         down,
         refused,
         with_question,
-        refusal_rate: if total > 0 {
-            refused as f64 / total as f64
-        } else {
-            0.0
-        },
+        refusal_rate: share(refused, total),
         per_day,
         most_refused: question_rows(conn, "refused = 1", limit)?,
         most_down: question_rows(conn, "rating = 'down'", limit)?,
@@ -462,5 +458,14 @@ mod tests {
             report(&dir.path().join("none.db"), 1),
             Err(ReportError::Missing(_))
         ));
+    }
+}
+
+/// `part / total` as a fraction, 0 when there is nothing yet (the refusal rate of both stores).
+pub fn share(part: i64, total: i64) -> f64 {
+    if total > 0 {
+        part as f64 / total as f64
+    } else {
+        0.0
     }
 }
