@@ -45,46 +45,57 @@ pub fn open_envelope<'a>(
 /// Appends little-endian values to a byte buffer.
 #[derive(Debug, Default)]
 pub struct Writer {
+    /// The bytes written so far.
     pub buf: Vec<u8>,
 }
 
 impl Writer {
+    /// One byte.
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
+    /// A little-endian u32.
     pub fn u32(&mut self, v: u32) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// A little-endian u64.
     pub fn u64(&mut self, v: u64) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// A little-endian IEEE 754 f32.
     pub fn f32(&mut self, v: f32) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// A UTF-8 string behind its u32 byte length.
     pub fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
         self.buf.extend_from_slice(s.as_bytes());
     }
+    /// Raw bytes behind their u64 length.
     pub fn bytes(&mut self, b: &[u8]) {
         self.u64(b.len() as u64);
         self.buf.extend_from_slice(b);
     }
+    /// int8 values (quantized weights and vectors) behind their u64 count.
     pub fn i8s(&mut self, v: &[i8]) {
         self.u64(v.len() as u64);
         self.buf.extend(v.iter().map(|&x| x as u8));
     }
+    /// f32 values behind their u64 count.
     pub fn f32s(&mut self, v: &[f32]) {
         self.u64(v.len() as u64);
         for x in v {
             self.f32(*x);
         }
     }
+    /// u16 values (row maps) behind their u64 count.
     pub fn u16s(&mut self, v: &[u16]) {
         self.u64(v.len() as u64);
         for x in v {
             self.buf.extend_from_slice(&x.to_le_bytes());
         }
     }
+    /// u32 values behind their u64 count.
     pub fn u32s(&mut self, v: &[u32]) {
         self.u64(v.len() as u64);
         for x in v {

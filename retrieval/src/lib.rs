@@ -8,14 +8,10 @@
 pub mod analyzer;
 #[cfg(feature = "ann")]
 pub mod ann;
-// binio and encoder are being reworked (one envelope for every asset file); their items get their
-// docs there, and these two `missing_docs` allows go with them.
 #[allow(dead_code)] // a few readers are used only by one of the asset files
-#[allow(missing_docs)]
 mod binio;
 pub mod bm25;
 pub mod chunk;
-#[allow(missing_docs)]
 pub mod encoder;
 pub mod error;
 pub mod hash;

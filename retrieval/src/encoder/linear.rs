@@ -6,17 +6,26 @@
 pub enum Linear {
     /// Exact weights, used natively at build time.
     F32 {
+        /// Weights, `out` rows of `inp` values.
         w: Vec<f32>,
+        /// Bias, one per output.
         b: Vec<f32>,
+        /// Output width.
         out: usize,
+        /// Input width.
         inp: usize,
     },
     /// Symmetric int8 weights, `w[j][k] ≈ q[j][k] * scale[j]`; activations are quantized per row on the fly.
     I8 {
+        /// Quantized weights, `out` rows of `inp` values.
         q: Vec<i8>,
+        /// One scale per output row.
         scale: Vec<f32>,
+        /// Bias, one per output (f32).
         b: Vec<f32>,
+        /// Output width.
         out: usize,
+        /// Input width.
         inp: usize,
     },
 }

@@ -22,10 +22,15 @@ pub const MODEL_ID: &str = "sentence-transformers/all-MiniLM-L6-v2";
 /// Shape of the transformer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EncoderConfig {
+    /// Width of the hidden state (the output dimension, 384 for MiniLM).
     pub hidden: usize,
+    /// Number of transformer blocks.
     pub layers: usize,
+    /// Attention heads per block (`hidden` is split evenly among them).
     pub heads: usize,
+    /// Width of the feed-forward layer inside a block.
     pub intermediate: usize,
+    /// Rows of the position table: the longest input in tokens.
     pub max_positions: usize,
 }
 
@@ -55,7 +60,9 @@ impl EncoderConfig {
 /// Layer normalization parameters.
 #[derive(Debug, Clone)]
 pub struct LayerNorm {
+    /// Scale per hidden unit.
     pub gamma: Vec<f32>,
+    /// Shift per hidden unit.
     pub beta: Vec<f32>,
 }
 
@@ -76,13 +83,21 @@ impl LayerNorm {
 /// One transformer block.
 #[derive(Debug, Clone)]
 pub struct Layer {
+    /// Projection to the attention queries.
     pub query: Linear,
+    /// Projection to the attention keys.
     pub key: Linear,
+    /// Projection to the attention values.
     pub value: Linear,
+    /// Projection of the heads' concatenated output.
     pub attn_out: Linear,
+    /// Normalization after the attention's residual sum.
     pub attn_norm: LayerNorm,
+    /// Feed-forward expansion (hidden → intermediate, GELU after).
     pub ff_in: Linear,
+    /// Feed-forward contraction (intermediate → hidden).
     pub ff_out: Linear,
+    /// Normalization after the feed-forward's residual sum.
     pub ff_norm: LayerNorm,
 }
 
@@ -94,8 +109,11 @@ pub enum WordEmbeddings {
     /// Pruned rows at 4 bits, two values a byte, one scale per group of [`Q4_GROUP`] values (shipped):
     /// the table is the largest part of the model, and 4 bits keep it inside the download budget.
     Q4 {
+        /// Stored row of each token id, or [`NO_ROW`] for a pruned token.
         row_of: Vec<u16>,
+        /// The stored rows' values, two 4-bit values a byte.
         packed: Vec<u8>,
+        /// One scale per group of [`Q4_GROUP`] values.
         scales: Vec<f32>,
     },
 }
@@ -138,16 +156,21 @@ pub const NO_ROW: u16 = u16::MAX;
 /// The encoder: tokenizer, embeddings and transformer layers.
 #[derive(Debug, Clone)]
 pub struct Encoder {
+    /// The transformer's shape.
     pub config: EncoderConfig,
+    /// The WordPiece tokenizer of the model's vocabulary.
     pub tokenizer: WordPiece,
     /// The vocabulary text (vocab.txt), kept to write the asset.
     pub vocab_text: String,
+    /// Word (token) embeddings.
     pub words: WordEmbeddings,
     /// Position embeddings (max_positions × hidden).
     pub positions: Vec<f32>,
     /// Token type 0 embedding (single-sentence input).
     pub token_type: Vec<f32>,
+    /// Normalization of the summed word, position and token-type embeddings.
     pub embed_norm: LayerNorm,
+    /// The transformer blocks, in order.
     pub layers: Vec<Layer>,
 }
 
