@@ -17,7 +17,9 @@ pub use book_answer::{REFUSAL, REFUSAL_NOTHING};
 /// What the reader is looking at when asking (captured on each question).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageContext {
+    /// The page's path and query string (no origin, no anchor); search prefers sections of this page.
     pub url: String,
+    /// The page's title without the site name suffix; given to the prompt. Empty when unknown.
     pub title: String,
     /// The nearest heading above the viewport.
     pub section: Option<String>,
@@ -31,9 +33,13 @@ pub const EXPLAIN_THIS: &str = "Explain this";
 /// A finished (non-streamed) answer: what the UI shows of a [`book_answer::Answer`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Direct {
+    /// The answer text (Markdown) with its `[n]` citation markers.
     pub markdown: String,
+    /// The numbered sources the answer may cite (`[n]` is `sources[n-1]`); for a refusal, the nearest sections.
     pub sources: Vec<SourceRef>,
+    /// How well the book covers the question; `None` when it was not assessed.
     pub confidence: Option<Confidence>,
+    /// Follow-up questions to offer as buttons; may be empty.
     pub suggestions: Vec<String>,
 }
 
@@ -55,7 +61,9 @@ pub struct LlmPlan {
     pub body: String,
     /// The numbered sources (`[n]` is `sources[n-1]`).
     pub sources: Vec<Source>,
+    /// The search query: the question made standalone from the history and selection; reused for the excerpt fallback.
     pub query: String,
+    /// The relevance threshold of the search (the scale of `Source::score`), for confidence and the fallback.
     pub threshold: f32,
     /// What the search found (for the excerpt fallback and follow-ups).
     pub found: Found,

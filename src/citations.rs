@@ -3,6 +3,7 @@
 /// A piece of answer text: plain text or one citation group.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Piece {
+    /// Text between citations, as written.
     Text(String),
     /// Valid 1-based source numbers, in the order written, without repeats.
     Cite(Vec<usize>),

@@ -11,8 +11,11 @@ pub enum Failure {
     /// A non-2xx response.
     #[error("the server answered with error {status}")]
     Http {
+        /// The HTTP status code.
         status: u16,
+        /// The `Retry-After` header in seconds, when the response had a parseable one.
         retry_after: Option<u64>,
+        /// The response body as text (the proxy's JSON error, read for its `code`); may be empty.
         body: String,
     },
     /// The body stopped before `[DONE]` (connection lost).
@@ -21,7 +24,9 @@ pub enum Failure {
     /// The proxy sent `event: error` mid-stream.
     #[error("the assistant stopped with an error")]
     StreamError {
+        /// The proxy's machine-readable error code, if it sent one.
         code: Option<String>,
+        /// The proxy's message for the reader; may be empty.
         message: String,
     },
     /// The reader pressed Stop.
@@ -33,9 +38,17 @@ pub enum Failure {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recovery {
     /// Show `message`; offer Retry when `retry` (the typed question is kept).
-    Fail { message: String, retry: bool },
+    Fail {
+        /// What went wrong, in words for the reader.
+        message: String,
+        /// Whether the Retry button is offered.
+        retry: bool,
+    },
     /// Keep the partial answer, marked incomplete with `message`.
-    KeepPartial { message: String },
+    KeepPartial {
+        /// Why the answer is incomplete, shown under it.
+        message: String,
+    },
     /// Answer with book excerpts instead (no LLM upstream).
     Extractive,
 }

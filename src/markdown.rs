@@ -11,21 +11,30 @@ use crate::citations::{self, Piece};
 /// One node of rendered Markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
+    /// Plain text, already split around citation markers.
     Text(String),
     /// Inline code.
     Code(String),
     /// A citation group: 1-based source numbers.
     Cite(Vec<usize>),
+    /// A soft line break inside a paragraph; rendered as a space.
     SoftBreak,
+    /// A hard line break (two trailing spaces or a backslash).
     HardBreak,
+    /// A thematic break (`---`).
     Rule,
     /// A fenced or indented code block (gets a copy button).
     CodeBlock {
+        /// The first word of the fence's info string (e.g. `rust`); `None` for indented blocks or a bare fence.
         lang: Option<String>,
+        /// The block's text verbatim, never parsed for citations or Markdown.
         code: String,
     },
+    /// A container element from the fixed set in [`Kind`], with its parsed children.
     Element {
+        /// Which element to create.
         kind: Kind,
+        /// The nodes inside it, in document order.
         children: Vec<Node>,
     },
 }
@@ -33,22 +42,35 @@ pub enum Node {
 /// The elements the renderer may create.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
+    /// A paragraph.
     Paragraph,
+    /// A heading, with its level 1–6.
     Heading(u8),
+    /// A block quote.
     BlockQuote,
+    /// A list: ordered when `start` is set, bulleted otherwise.
     List {
+        /// The number of the first item of an ordered list; `None` for a bulleted list.
         start: Option<u64>,
     },
+    /// One list item.
     Item,
+    /// Emphasis (`*x*`).
     Emphasis,
+    /// Strong emphasis (`**x**`).
     Strong,
+    /// Strikethrough (`~~x~~`).
     Strikethrough,
     /// A safe link; unsafe ones are rendered as their text only.
     Link {
+        /// The URL as returned by [`safe_href`].
         href: String,
     },
+    /// A GFM table.
     Table,
+    /// A table row; the header row is a row too.
     TableRow,
+    /// One table cell.
     TableCell,
 }
 

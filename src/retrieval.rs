@@ -56,8 +56,11 @@ pub trait Retriever {
 /// `{indexUrl}/manifest.json`: names the content-hashed asset files.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Manifest {
+    /// The asset format's version; only 1 is accepted.
     pub format_version: u32,
+    /// A hash of the book's content; identifies the book version (for the JSON format it is the retriever's content id sent to the proxy).
     pub content_hash: String,
+    /// The asset files this manifest names.
     pub files: ManifestFiles,
     /// Relevance threshold for the development (JSON) format; the binary index carries its own.
     #[serde(default)]
@@ -67,8 +70,11 @@ pub struct Manifest {
 /// File names inside the asset folder.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ManifestFiles {
+    /// The binary index file (ignored when `chunks` is a `.json` development file).
     pub index: String,
+    /// The chunk texts: binary, or a `*.json` array of chunks for development.
     pub chunks: String,
+    /// The question encoder's weights; `None` when the book has no encoder (BM25 only).
     #[serde(default)]
     pub encoder: Option<String>,
 }
@@ -76,10 +82,13 @@ pub struct ManifestFiles {
 /// Why the manifest is unusable; shown to the reader as "the book's index could not be loaded".
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
+    /// The manifest is not JSON of the expected shape.
     #[error("the index manifest is not valid JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// The manifest's `format_version` is not 1.
     #[error("the index manifest has format version {0}; this widget reads version 1")]
     Version(u32),
+    /// A file name would leave the asset folder (slash, `..`, `:` or empty).
     #[error("the index manifest names an unsafe file: {0}")]
     BadName(String),
 }
@@ -129,10 +138,13 @@ pub fn page_of(url: &str) -> &str {
 /// Why the book's index could not be made usable in the browser.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The manifest is unusable.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    /// The chunk texts do not parse or do not match the index.
     #[error("the book's passages are corrupt: {0}")]
     Chunks(String),
+    /// The binary index does not parse.
     #[error("the book's index is corrupt: {0}")]
     Index(String),
 }

@@ -34,14 +34,19 @@ pub enum Mode {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "state", content = "detail")]
 pub enum Status {
+    /// Asked; no answer text yet (retrieval or the request is running).
     Pending,
+    /// Answer text is arriving.
     Streaming,
+    /// The answer finished normally.
     Complete,
     /// Cut mid-stream or stopped by the reader: the partial text stays.
     Incomplete(String),
     /// Failed before any text: the message and whether Retry makes sense.
     Failed {
+        /// What went wrong, shown to the reader.
         message: String,
+        /// Whether the Retry button is offered (false when asking again cannot help).
         retry: bool,
     },
 }
@@ -50,27 +55,38 @@ pub enum Status {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Rating {
+    /// Thumbs up: the answer helped.
     Up,
+    /// Thumbs down: the answer did not help.
     Down,
 }
 
 /// One question and its answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
+    /// Unique within the session (from [`Session::next_id`]); the UI and controller address the exchange by it.
     pub id: u64,
+    /// The question as validated (an empty box with a selection becomes "Explain this").
     pub question: String,
+    /// The text the reader had selected on the page when asking, if any; it goes into the page context.
     #[serde(default)]
     pub selection: Option<String>,
+    /// The answer text (Markdown) so far; kept when the stream is cut.
     pub answer: String,
+    /// How the answer was produced.
     pub mode: Mode,
+    /// Where the answer stands (pending, streaming, done, cut or failed).
     pub status: Status,
     /// The numbered sources the answer may cite (`[n]` is `sources[n-1]`).
     #[serde(default)]
     pub sources: Vec<SourceRef>,
+    /// How well the book covers the question; `None` until retrieval has run.
     #[serde(default)]
     pub confidence: Option<Confidence>,
+    /// Follow-up questions offered as buttons once the answer is complete; empty when there are none.
     #[serde(default)]
     pub suggestions: Vec<String>,
+    /// The reader's thumbs up/down, if given; `None` until rated or after a retry.
     #[serde(default)]
     pub rating: Option<Rating>,
     /// When the question was asked, ISO 8601 in UTC (empty in sessions stored by older widgets).
@@ -92,12 +108,17 @@ pub fn iso8601(ms: f64) -> String {
 /// A whole conversation, as persisted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
+    /// The UUID v4 sent with requests and feedback so the proxy can group one conversation.
     pub id: String,
+    /// When the session was last used, in ms since the epoch; decides the 30-minute idle reset.
     pub last_active_ms: f64,
+    /// The reader's answer preferences; kept across "New chat" and idle resets.
     #[serde(default)]
     pub prefs: Preferences,
+    /// The kept exchanges, oldest first, at most [`MAX_PAIRS`].
     #[serde(default)]
     pub exchanges: Vec<Exchange>,
+    /// The id the next exchange gets; only grows, so ids are never reused after old pairs are dropped.
     #[serde(default)]
     pub next_id: u64,
 }

@@ -97,7 +97,9 @@ pub enum StreamItem {
     Done,
     /// The proxy or upstream reported an error mid-stream.
     Error {
+        /// The proxy's machine-readable error code (e.g. `upstream_error`), if the event carried one.
         code: Option<String>,
+        /// The error message from the event, or a generic one when the event data was not the proxy's JSON.
         message: String,
     },
     /// Nothing for the reader (role-only deltas, usage chunks, unknown events).

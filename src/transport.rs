@@ -35,11 +35,16 @@ pub trait Transport {
 pub enum Script {
     /// Deliver these body chunks, then end with `end`.
     Chunks {
+        /// The response body, one entry per delivered chunk.
         chunks: Vec<Vec<u8>>,
+        /// How the stream ends: `Ok` for a clean end, or the failure to report.
         end: Result<(), Failure>,
     },
     /// Deliver these chunks, then wait until aborted.
-    Hang { chunks: Vec<Vec<u8>> },
+    Hang {
+        /// The body chunks delivered before the stream stalls.
+        chunks: Vec<Vec<u8>>,
+    },
 }
 
 impl Script {

@@ -8,12 +8,20 @@ pub const MAX_QUESTION_CHARS: usize = 1000;
 /// Why a question cannot be sent; the `Display` text is shown to the reader as is.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum QuestionError {
+    /// Nothing was typed.
     #[error("Type a question first.")]
     Empty,
+    /// Only whitespace was typed.
     #[error("Your question is only spaces; type a few words.")]
     WhitespaceOnly,
+    /// Longer than [`MAX_QUESTION_CHARS`].
     #[error("Your question is {len} characters long; the limit is {max}. Please shorten it.")]
-    TooLong { len: usize, max: usize },
+    TooLong {
+        /// The question's length in characters.
+        len: usize,
+        /// The limit, [`MAX_QUESTION_CHARS`].
+        max: usize,
+    },
 }
 
 /// Checks a typed question and returns it trimmed, or the reason it cannot be sent.

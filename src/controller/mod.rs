@@ -35,8 +35,11 @@ pub enum IndexSource {
 
 /// Everything the widget depends on.
 pub struct Env {
+    /// The book's settings: proxy URL, index folders, encoder, locale and UI strings.
     pub config: Config,
+    /// How answers, feedback and index files are fetched (the browser's `fetch`, or a script in tests).
     pub transport: Rc<dyn Transport>,
+    /// Where the book's index comes from.
     pub index: IndexSource,
 }
 
@@ -72,17 +75,23 @@ pub trait Host {
 /// Loading state of the book's index, for the panel's notice.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexState {
+    /// Nothing loaded yet: the index is downloaded when first needed.
     Idle,
+    /// The download is running.
     Loading,
+    /// The index is loaded and searchable.
     Ready,
+    /// Loading failed; the error is shown in the panel and the next attempt downloads again.
     Failed(IndexError),
 }
 
 /// Why the book's index is unusable; `Display` is shown to the reader.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IndexError {
+    /// A file of the index could not be fetched.
     #[error("The book's index could not be loaded ({0}). Check your connection, then ask again.")]
     Download(Failure),
+    /// The manifest or an index file did not parse; holds the parser's message.
     #[error("The book's index is damaged ({0}). Reload the page; if it persists, tell the book's authors.")]
     Damaged(String),
 }
@@ -90,8 +99,10 @@ pub enum IndexError {
 /// Why a question was not sent; `Display` is shown under the question box.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AskError {
+    /// The question itself is not acceptable (empty, too long…).
     #[error(transparent)]
     Invalid(#[from] QuestionError),
+    /// An answer is still being written.
     #[error("Wait for the current answer to finish (or press Stop).")]
     Busy,
 }

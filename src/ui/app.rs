@@ -22,7 +22,13 @@ pub const SHORTCUT: &str = "Alt+Shift+A";
 
 /// The whole widget.
 #[component]
-pub fn App(env: Env, #[prop(optional)] start_open: bool) -> impl IntoView {
+pub fn App(
+    /// The book's configuration, transport and index source the conversation runs on.
+    env: Env,
+    /// Open the panel at once (otherwise it opens only if it was open before the page loaded).
+    #[prop(optional)]
+    start_open: bool,
+) -> impl IntoView {
     let theme = RwSignal::new(super::theme::current());
     super::theme::observe(theme);
     let (dir, lang) = (

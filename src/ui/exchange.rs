@@ -154,7 +154,10 @@ fn suggestions_view(ui: Ui, e: &Exchange) -> AnyView {
 
 /// One exchange of the conversation; redraws only when that exchange changed.
 #[component]
-pub fn ExchangeView(id: u64) -> impl IntoView {
+pub fn ExchangeView(
+    /// The [`Exchange::id`] of the exchange to show.
+    id: u64,
+) -> impl IntoView {
     let ui = use_ui();
     let ex = Memo::new(move |_| ui.exchange(id));
     // The question and its quote never change while the answer streams: a memo of their own.

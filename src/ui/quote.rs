@@ -12,7 +12,13 @@ const COMPACT_LINES: usize = 3;
 
 /// A compact quote of `text`; `label` is its accessible name.
 #[component]
-pub fn Quote(text: String, #[prop(optional)] label: Option<String>) -> impl IntoView {
+pub fn Quote(
+    /// The quoted text; long quotes start collapsed with a toggle to expand them.
+    text: String,
+    /// The quote's accessible name (`aria-label`); none when omitted.
+    #[prop(optional)]
+    label: Option<String>,
+) -> impl IntoView {
     let ui = use_ui();
     let long = text.chars().count() > COMPACT_CHARS || text.lines().count() > COMPACT_LINES + 2;
     let expanded = RwSignal::new(false);

@@ -11,7 +11,10 @@ use crate::source::SourceRef;
 
 /// The sources `e` cites (all of them for a refusal: the nearest sections).
 #[component]
-pub fn Sources(e: Exchange) -> impl IntoView {
+pub fn Sources(
+    /// The exchange whose sources are listed (for a refusal, its nearest sections).
+    e: Exchange,
+) -> impl IntoView {
     let ui = use_ui();
     let (label, list): (String, Vec<(usize, SourceRef)>) = match e.mode {
         Mode::Refusal => (

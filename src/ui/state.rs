@@ -25,18 +25,29 @@ pub struct Ui {
     pub ex_rev: RwSignal<u64>,
     /// Bumped when busy / index / notice / preferences change.
     pub state_rev: RwSignal<u64>,
+    /// Whether the chat panel is open (the bubble shows when it is closed).
     pub open: RwSignal<bool>,
+    /// The composer's text, bound to the textarea.
     pub input: RwSignal<String>,
+    /// Why the last question was rejected, shown under the composer; `None` when the input is fine.
     pub input_error: RwSignal<Option<String>>,
+    /// Page text the reader chose to ask about ("Ask about this"), attached to the next question.
     pub pending_sel: RwSignal<Option<Selection>>,
+    /// Viewport position (x, y in CSS px) of the "Ask about this" button; `None` hides it.
     pub ask_pos: RwSignal<Option<(f64, f64)>>,
     /// Whether the conversation follows its newest line (false once the reader scrolled up).
     pub follow: RwSignal<bool>,
+    /// Whether the settings popover is shown.
     pub settings_open: RwSignal<bool>,
+    /// The element that had focus before the panel opened; focus goes back to it on close.
     pub return_focus: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
+    /// The composer's textarea, for focusing it.
     pub textarea: NodeRef<html::Textarea>,
+    /// The floating button that opens the panel, focused when the panel closes with nothing to return to.
     pub bubble: NodeRef<html::Button>,
+    /// The panel's root element (the focus trap's boundary).
     pub panel: NodeRef<html::Div>,
+    /// The scrolling conversation log, for following the newest line.
     pub log: NodeRef<html::Div>,
 }
 

@@ -453,8 +453,11 @@ pub fn nearest_heading() -> Option<String> {
 
 /// A selection in the article: its text, where it is, and whether it lies in a code block.
 pub struct ArticleSelection {
+    /// The selected text as the browser gives it (not yet cut to the selection limit).
     pub text: String,
+    /// The selection's bounding box in viewport coordinates; places the "Ask about this" button.
     pub rect: web_sys::DomRect,
+    /// Whether the selection starts inside a `<pre>` block, so it is captured as code.
     pub code: bool,
 }
 
