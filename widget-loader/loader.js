@@ -130,14 +130,18 @@
 
   function drawBubble() {
     if (document.getElementById(HOST_ID)) return;
+    // The widget's own words for it (src/i18n.rs key "bubble"), in the page's locale when given.
+    var name = (cfg.strings && cfg.strings.bubble) || "Ask the book";
+    var rtl = cfg.direction === "rtl";
     bubble = document.createElement("button");
     bubble.type = "button";
-    bubble.setAttribute("aria-label", "Ask the book");
+    bubble.id = "book-chat-bubble";
+    bubble.setAttribute("aria-label", name);
     bubble.setAttribute("aria-keyshortcuts", "Alt+Shift+A");
-    bubble.title = "Ask the book (Alt+Shift+A)";
+    bubble.title = name + " (Alt+Shift+A)";
     bubble.innerHTML = '<svg aria-hidden="true" width="26" height="26" viewBox="0 0 24 24" fill="currentColor"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
     bubble.style.cssText =
-      "position:fixed;right:20px;bottom:20px;z-index:2147483000;width:56px;height:56px;border-radius:50%;" +
+      "position:fixed;" + (rtl ? "left" : "right") + ":20px;bottom:20px;z-index:2147483000;width:56px;height:56px;border-radius:50%;" +
       "border:none;cursor:pointer;display:flex;align-items:center;justify-content:center;color:#fff;box-shadow:0 4px 14px rgba(0,0,0,.25);" +
       "background:var(--ifm-color-primary,#2e8555)";
     ["pointerenter", "focus", "touchstart"].forEach(function (ev) {
