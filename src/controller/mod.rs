@@ -528,6 +528,7 @@ impl Conversation {
                         &ex.question,
                         &llm_plan.sources,
                         llm_plan.threshold,
+                        prefs,
                     );
                     self.set_direct(id, d, Mode::Extractive);
                 }

@@ -276,6 +276,29 @@ fn preferences_persist_and_shape_the_prompt() {
 }
 
 #[test]
+fn preferences_shape_excerpt_answers() {
+    // No proxy: the excerpt answer follows the reader's current preferences too.
+    let (c, _t, _host) = setup(false);
+    let ask = |c: &Rc<Conversation>| {
+        let id = c.ask("What is a ROS node?", None).unwrap();
+        block_on(c.clone().run(id));
+        c.exchange(id).unwrap()
+    };
+    let on = ask(&c);
+    assert_eq!(on.mode, Mode::Extractive);
+    assert!(on.answer.contains("” [1]"), "{}", on.answer);
+    c.set_prefs(Preferences {
+        citations: false,
+        ..Preferences::default()
+    });
+    let off = ask(&c);
+    assert_eq!(off.mode, Mode::Extractive);
+    assert!(!off.answer.contains("” ["), "{}", off.answer);
+    // The sources stay listed (the list shows the cited ones).
+    assert!(!crate::citations::cited(&off.answer, off.sources.len()).is_empty());
+}
+
+#[test]
 fn index_is_chosen_by_page_prefix_and_errors_are_plain() {
     let t = ScriptedTransport::default();
     let host = Rc::new(TestHost::default());
