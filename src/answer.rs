@@ -83,11 +83,16 @@ pub fn plan(
     let page_url = (!page.url.is_empty()).then_some(page.url.as_str());
     let found = retriever.search(&query, DEFAULT_TOP_K, page_url);
     if found.refused || found.sources.is_empty() {
-        return Plan::Refuse(direct(book_answer::compose(&query, &found, None)));
+        return Plan::Refuse(direct(book_answer::compose(&query, &found, None, &prefs)));
     }
     if !llm {
         let embed = |t: &str| retriever.embed(t);
-        return Plan::Extractive(direct(book_answer::compose(&query, &found, Some(&embed))));
+        return Plan::Extractive(direct(book_answer::compose(
+            &query,
+            &found,
+            Some(&embed),
+            &prefs,
+        )));
     }
     let prompt = build_prompt(&PromptInput {
         question,
@@ -121,19 +126,21 @@ fn direct(a: book_answer::Answer) -> Direct {
     }
 }
 
-/// The excerpt answer for `sources` (when the proxy reports no upstream after a plan was made).
+/// The excerpt answer for `sources` (when the proxy reports no upstream after a plan was made),
+/// shaped by the reader's `prefs` like every excerpt answer.
 pub fn extractive_answer(
     query: &str,
     _question: &str,
     sources: &[Source],
     threshold: f32,
+    prefs: Preferences,
 ) -> Direct {
     let found = Found {
         sources: sources.to_vec(),
         threshold,
         ..Found::default()
     };
-    direct(book_answer::compose(query, &found, None))
+    direct(book_answer::compose(query, &found, None, &prefs))
 }
 
 /// Confidence and suggestions once a streamed LLM answer is complete.
@@ -215,6 +222,7 @@ mod tests {
                 q,
                 &book_answer::found::collect(&index, &texts, &res, None),
                 None,
+                &Preferences::default(),
             );
             let p = plan(
                 &retriever(),

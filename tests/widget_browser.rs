@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use book_chat::errors::Failure;
-use book_chat::retrieval::{demo_meta, MemoryRetriever};
+use book_chat::retrieval::BookIndex;
 use book_chat::transport::{Script, ScriptedTransport};
 use book_chat::ui::{self, Config, Env, IndexSource};
 use wasm_bindgen::JsCast;
@@ -17,20 +17,10 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const PROXY: &str = "http://proxy.test";
 
-fn retriever() -> Rc<MemoryRetriever> {
-    Rc::new(MemoryRetriever::new(
-        vec![
-            (
-                demo_meta(0, "ROS 2", Some("Nodes"), "/docs/ros#nodes"),
-                "A node is a process that performs computation in the ROS graph. Nodes publish data on topics.".into(),
-            ),
-            (
-                demo_meta(1, "ROS 2", Some("Topics"), "/docs/ros#topics"),
-                "Topics are named buses over which ROS nodes exchange messages.".into(),
-            ),
-        ],
-        1.0,
-    ))
+/// The answer core's tiny robotics book, searched by the real index.
+fn retriever() -> Rc<BookIndex> {
+    let (index, texts) = book_answer::testing::robot_book();
+    Rc::new(BookIndex::new(index, texts))
 }
 
 async fn sleep(ms: i32) {
@@ -181,7 +171,8 @@ async fn validation_messages_are_shown() {
 async fn refusal_makes_no_llm_call() {
     let w = setup(true, true).await;
     w.open().await;
-    w.ask("best pizza dough recipe").await;
+    // Shares one word with the book: refused, with the nearest sections listed.
+    w.ask("best pizza dough recipe for a node").await;
     assert!(
         w.text(".bc-a").contains("does not cover"),
         "{}",
@@ -350,7 +341,7 @@ async fn errors_rate_limit_network_and_stop() {
         ],
         end: Ok(()),
     });
-    w.ask("What is a ROS node exactly?").await;
+    w.ask("What is a ROS node?").await;
     assert!(w.text(".bc-a").contains("Half an answer"));
     assert!(w.text(".bc-a").contains("Incomplete answer"));
 }

@@ -1,14 +1,19 @@
 //! Excerpt answers: with no LLM, the answer is the book's own words, quoted and cited. Quotes come
 //! from the best-ranked sections first and are chosen by meaning when the question's embedding is
 //! available (the encoder has loaded), by the question's terms otherwise; a command or code block
-//! is quoted as a code block when the question asks how to do something.
+//! is quoted as a code block when the question asks how to do something. The reader's preferences
+//! shape them through [`Style`]: how many quotes, a code block for "with examples", citations.
+
+use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{passages, Kind, Passage};
 use crate::source::{cut_at_word, Source};
 use crate::text::terms;
 
-/// Prose quotes at most.
+/// Prose quotes at most with the default preferences.
 pub const MAX_SENTENCES: usize = 3;
+/// Prose quotes from one source at most with the default preferences.
+const PER_SOURCE: usize = 2;
 /// Sources searched for quotes (the best-ranked ones).
 pub const MAX_SOURCES: usize = 3;
 /// Longest quoted sentence, in characters.
@@ -21,6 +26,45 @@ const RANK_DECAY: f32 = 0.15;
 /// The label that opens every excerpt answer.
 pub const EXCERPT_LABEL: &str =
     "**Excerpts from the book** (no AI summary; the most relevant passages, quoted):";
+
+/// How an excerpt answer is shaped: the reader's [`Preferences`] as the excerpt answer applies them
+/// (the LLM gets them as prompt instructions). The default preferences give the default style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Prose quotes at most: fewer for a beginner, more for an advanced reader or a detailed answer.
+    pub sentences: usize,
+    /// Prose quotes from one source at most.
+    pub per_source: usize,
+    /// Quote a code block whenever a quoted section has one ("with examples"), not only for
+    /// how-to questions.
+    pub prefer_code: bool,
+    /// `[n]` after each quote. Off: the quotes carry no marker and the closing line cites the
+    /// sources instead, so the list under the answer stays.
+    pub citations: bool,
+}
+
+impl From<&Preferences> for Style {
+    fn from(p: &Preferences) -> Self {
+        let base = match p.detail {
+            Detail::Basic => MAX_SENTENCES - 1,
+            Detail::Intermediate => MAX_SENTENCES,
+            Detail::Advanced => MAX_SENTENCES + 1,
+        };
+        let detailed = p.format == Format::Detailed;
+        Style {
+            sentences: base + if detailed { 2 } else { 0 },
+            per_source: PER_SOURCE + usize::from(detailed),
+            prefer_code: p.format == Format::Examples,
+            citations: p.citations,
+        }
+    }
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style::from(&Preferences::default())
+    }
+}
 
 /// Embeds a text for comparing meaning; `None` when no encoder is available or it failed.
 pub type Embed<'a> = &'a dyn Fn(&str) -> Option<Vec<f32>>;
@@ -166,15 +210,18 @@ fn cosine(a: &[f32], b: &[f32]) -> Option<f32> {
 
 /// Chooses the quotes for `question` from ranked `sources`. `embed` compares meanings when the
 /// encoder is available; `question_vector` is the question's embedding (computed once by the
-/// search). The result is in reading order: by source rank, then position in the section.
+/// search); `style` says how many quotes and whether to prefer code. The result is in reading
+/// order: by source rank, then position in the section.
 pub fn choose(
     question: &str,
     sources: &[Source],
     question_vector: Option<&[f32]>,
     embed: Option<Embed>,
+    style: &Style,
 ) -> Vec<Quote> {
     let q_terms = terms(question);
     let how_to = asks_how_to(question);
+    let max_sentences = style.sentences.max(1);
     let definition = asks_definition(question);
     let mut prose: Vec<Cand> = Vec::new();
     let mut code: Vec<Cand> = Vec::new();
@@ -212,7 +259,9 @@ pub fn choose(
     if let (Some(qv), Some(embed)) = (question_vector, embed) {
         let mut pre: Vec<usize> = (0..prose.len()).collect();
         pre.sort_by(|&a, &b| prose[b].score().total_cmp(&prose[a].score()));
-        let per_source = MAX_EMBEDDED / sources.len().clamp(1, MAX_SOURCES);
+        // More quotes wanted: more candidates compared by meaning (one encoder run each).
+        let embedded = MAX_EMBEDDED.max(max_sentences + 1);
+        let per_source = embedded / sources.len().clamp(1, MAX_SOURCES);
         let mut taken = [0usize; MAX_SOURCES];
         for i in pre {
             let s = prose[i].source;
@@ -241,7 +290,7 @@ pub fn choose(
         chosen.push(best);
         let best_score = best.score();
         for &i in order.iter().skip(1) {
-            if chosen.len() >= MAX_SENTENCES {
+            if chosen.len() >= max_sentences {
                 break;
             }
             let c = &prose[i];
@@ -250,7 +299,7 @@ pub fn choose(
                 _ => c.lexical > 0.0 && c.lexical >= best.lexical * 0.5,
             };
             let per_source = chosen.iter().filter(|x| x.source == c.source).count();
-            if related && c.score() >= best_score * 0.6 && per_source < 2 {
+            if related && c.score() >= best_score * 0.6 && per_source < style.per_source {
                 chosen.push(c);
             }
         }
@@ -264,13 +313,17 @@ pub fn choose(
             score: c.score(),
         })
         .collect();
-    // A code block: for how-to questions from the best source that has one, and whenever the
-    // sections have no prose to quote at all (command-only sections).
-    if how_to || quotes.is_empty() {
+    // A code block: for how-to questions (or a reader who wants examples) from the best source
+    // that has one, and whenever the sections have no prose to quote at all (command-only
+    // sections). Examples come from any quoted section.
+    if how_to || style.prefer_code || quotes.is_empty() {
         let first_source = chosen.first().map_or(0, |c| c.source);
+        let quoted = |s: usize| style.prefer_code && chosen.iter().any(|c| c.source == s);
         let pick = code
             .iter()
-            .filter(|c| c.source == first_source || c.lexical > 0.0 || quotes.is_empty())
+            .filter(|c| {
+                c.source == first_source || quoted(c.source) || c.lexical > 0.0 || quotes.is_empty()
+            })
             .min_by(|a, b| {
                 a.source
                     .cmp(&b.source)
@@ -280,8 +333,8 @@ pub fn choose(
         if let Some(c) = pick {
             if let Kind::Code { lang } = &c.passage.kind {
                 // With a code block, two sentences are enough.
-                if quotes.len() >= MAX_SENTENCES {
-                    quotes.truncate(MAX_SENTENCES - 1);
+                if quotes.len() >= max_sentences && max_sentences > 1 {
+                    quotes.truncate(max_sentences - 1);
                 }
                 quotes.push(Quote {
                     source: c.source,
@@ -296,24 +349,42 @@ pub fn choose(
     quotes
 }
 
-/// Renders quotes as the answer's Markdown; `number(q)` is the citation number of quote `q`'s source.
-pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize) -> String {
+/// Renders quotes as the answer's Markdown; `number(q)` is the citation number of quote `q`'s
+/// source. Without `citations` the quotes carry no `[n]`; the closing line then cites every quoted
+/// source once, so the sources stay listed under the answer (the widget lists cited sources).
+pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool) -> String {
     let mut md = String::from(EXCERPT_LABEL);
     md.push_str("\n\n");
+    let mut cited: Vec<usize> = Vec::new();
     for q in quotes {
         let n = number(q.source);
+        if !cited.contains(&n) {
+            cited.push(n);
+        }
         match &q.code {
-            None => md.push_str(&format!("> “{}” [{n}]\n\n", escape_md(&q.text))),
+            None if citations => md.push_str(&format!("> “{}” [{n}]\n\n", escape_md(&q.text))),
+            None => md.push_str(&format!("> “{}”\n\n", escape_md(&q.text))),
             Some(lang) => {
                 let fence = "`".repeat(longest_backtick_run(&q.text).max(2) + 1);
-                md.push_str(&format!(
-                    "From [{n}]:\n\n{fence}{lang}\n{}\n{fence}\n\n",
-                    q.text
-                ));
+                let from = if citations {
+                    format!("From [{n}]:")
+                } else {
+                    "From the book:".to_string()
+                };
+                md.push_str(&format!("{from}\n\n{fence}{lang}\n{}\n{fence}\n\n", q.text));
             }
         }
     }
-    md.push_str("Follow the sources below for the full explanation.");
+    if citations {
+        md.push_str("Follow the sources below for the full explanation.");
+    } else {
+        cited.sort_unstable();
+        let list: Vec<String> = cited.iter().map(|n| format!("[{n}]")).collect();
+        md.push_str(&format!(
+            "Follow the sources below for the full explanation: {}.",
+            list.join(", ")
+        ));
+    }
     md
 }
 
@@ -357,7 +428,13 @@ mod tests {
             src(1, "# Nodes\n\nROS 2 has many parts to learn about. A node is a process that performs computation in the graph. Nodes talk over topics.\n```python\nrclpy.init()\n```"),
             src(2, "Topics are named buses over which nodes exchange messages. Services are request and reply."),
         ];
-        let q = choose("What is a node in ROS 2?", &sources, None, None);
+        let q = choose(
+            "What is a node in ROS 2?",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
         assert_eq!(q[0].source, 0);
         assert_eq!(
             q[0].text,
@@ -377,17 +454,24 @@ mod tests {
             &sources,
             None,
             None,
+            &Style::default(),
         );
         let code = q.iter().find(|q| q.code.is_some()).expect("code quoted");
         assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
-        let md = render(&q, |s| s + 1);
+        let md = render(&q, |s| s + 1, true);
         assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
     }
 
     #[test]
     fn command_only_section_is_quoted() {
         let sources = vec![src(1, "```bash\nsudo apt install ros-humble-desktop\n```")];
-        let q = choose("ROS desktop packages", &sources, None, None);
+        let q = choose(
+            "ROS desktop packages",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
         assert_eq!(q.len(), 1);
         assert_eq!(q[0].code.as_deref(), Some("bash"));
     }
@@ -408,7 +492,13 @@ mod tests {
                 "If the launch fails with an error, check the package path.",
             ),
         ];
-        let q = choose("What is a URDF file?", &sources, None, None);
+        let q = choose(
+            "What is a URDF file?",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
         assert_eq!(q.len(), 1, "{q:?}");
     }
 
@@ -430,6 +520,7 @@ mod tests {
             &sources,
             Some(&[1.0, 0.0]),
             Some(&embed),
+            &Style::default(),
         );
         assert!(q[0].text.contains("inertial"), "{q:?}");
     }
@@ -440,8 +531,8 @@ mod tests {
             1,
             "The robot <img src=x onerror=alert(1)> moves its arm [9] quickly.",
         )];
-        let q = choose("robot arm", &sources, None, None);
-        let md = render(&q, |s| s + 1);
+        let q = choose("robot arm", &sources, None, None, &Style::default());
+        let md = render(&q, |s| s + 1, true);
         assert!(md.contains("\\<img"), "{md}");
         assert!(md.contains("\\[9\\]"));
     }
@@ -454,11 +545,11 @@ mod tests {
             code: Some(String::new()),
             score: 1.0,
         };
-        assert!(render(&[q], |_| 1).contains("````\necho ```\n````"));
+        assert!(render(&[q], |_| 1, true).contains("````\necho ```\n````"));
     }
 
     #[test]
     fn nothing_to_quote() {
-        assert!(choose("x", &[], None, None).is_empty());
+        assert!(choose("x", &[], None, None, &Style::default()).is_empty());
     }
 }

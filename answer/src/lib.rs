@@ -18,8 +18,9 @@ pub mod suggest;
 pub mod testing;
 pub mod text;
 
+pub use book_prompt::prefs::Preferences;
 pub use confidence::Confidence;
-pub use extractive::{Embed, Quote};
+pub use extractive::{Embed, Quote, Style};
 pub use found::Found;
 pub use source::{Source, SourceRef};
 
@@ -52,8 +53,10 @@ pub struct Answer {
 }
 
 /// Builds the answer to `question` from what the search `found`. `embed` is given once the encoder
-/// has loaded (with `found.vector`, quotes are then chosen by meaning).
-pub fn compose(question: &str, found: &Found, embed: Option<Embed>) -> Answer {
+/// has loaded (with `found.vector`, quotes are then chosen by meaning). The reader's `prefs` shape
+/// the excerpts (see [`Style`]); `index-builder answer` passes the defaults.
+pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Preferences) -> Answer {
+    let style = Style::from(prefs);
     if found.refused || found.sources.is_empty() {
         let sources: Vec<Source> = found
             .sources
@@ -75,7 +78,13 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>) -> Answer {
             suggestions: Vec::new(),
         };
     }
-    let chosen = extractive::choose(question, &found.sources, found.vector.as_deref(), embed);
+    let chosen = extractive::choose(
+        question,
+        &found.sources,
+        found.vector.as_deref(),
+        embed,
+        &style,
+    );
     // Sources are numbered in the order the answer first quotes them: the list under the answer
     // is 1, 2, 3… with no gaps.
     let mut order: Vec<usize> = Vec::new();
@@ -94,7 +103,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>) -> Answer {
         (unquoted_markdown(sources.len()), sources, Vec::new())
     } else {
         let number = |s: usize| order.iter().position(|&o| o == s).map_or(1, |p| p + 1);
-        let md = extractive::render(&chosen, number);
+        let md = extractive::render(&chosen, number, style.citations);
         let quotes: Vec<Quote> = chosen
             .into_iter()
             .map(|q| Quote {
@@ -169,12 +178,17 @@ pub fn signals(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use book_prompt::prefs::{Detail, Format};
     use book_retrieval::SearchRequest;
 
     fn ask(q: &str) -> Answer {
+        ask_with(q, &Preferences::default())
+    }
+
+    fn ask_with(q: &str, prefs: &Preferences) -> Answer {
         let (index, texts) = testing::robot_book();
         let res = index.search(&SearchRequest::new(q, None));
-        compose(q, &found::collect(&index, &texts, &res, None), None)
+        compose(q, &found::collect(&index, &texts, &res, None), None, prefs)
     }
 
     #[test]
@@ -223,6 +237,7 @@ mod tests {
             "widget sprocket size",
             &found::collect(&index, &texts, &res, None),
             None,
+            &Preferences::default(),
         );
         assert!(!a.refused);
         assert_eq!(a.sources.len(), 1);
@@ -233,7 +248,7 @@ mod tests {
                 refused,
                 ..Found::default()
             };
-            let a = compose("anything", &empty, None);
+            let a = compose("anything", &empty, None, &Preferences::default());
             assert!(a.sources.is_empty());
             assert!(!a.markdown.contains("below"), "{}", a.markdown);
             assert!(!a.markdown.contains("sources"), "{}", a.markdown);
@@ -246,5 +261,83 @@ mod tests {
         assert!(!a.suggestions.is_empty(), "{a:?}");
         assert!(a.suggestions.iter().all(|s| s.ends_with('?')));
         assert!(!a.suggestions.iter().any(|s| s.contains("Nodes")));
+    }
+
+    /// A book where many sentences of three sections answer the same question.
+    fn gripper_book() -> (book_retrieval::Index, book_retrieval::ChunkTexts) {
+        testing::tiny_index(&[
+            ("Grippers", Some("Parallel grippers"), "/docs/grip", Some("parallel"),
+             "A parallel gripper grasps objects between two fingers. The gripper closes its fingers until they touch the object. Gripper force is limited so grasped objects are not crushed.\n\n```python\ngripper.close(force=5)\n```"),
+            ("Grippers", Some("Suction grippers"), "/docs/grip", Some("suction"),
+             "A suction gripper grasps objects with a vacuum cup. The suction gripper needs a flat surface on the object. Such a gripper holds objects without fingers."),
+            ("Grippers", Some("Soft grippers"), "/docs/grip", Some("soft"),
+             "A soft gripper grasps fragile objects with inflatable fingers. The soft gripper adapts to the shape of the object. Soft gripper fingers grasp fruit safely."),
+        ])
+    }
+
+    fn ask_grippers(q: &str, prefs: &Preferences) -> Answer {
+        let (index, texts) = gripper_book();
+        let res = index.search(&SearchRequest::new(q, None));
+        compose(q, &found::collect(&index, &texts, &res, None), None, prefs)
+    }
+
+    fn prefs(detail: Detail, format: Format, citations: bool) -> Preferences {
+        Preferences {
+            detail,
+            format,
+            citations,
+        }
+    }
+
+    fn prose(a: &Answer) -> usize {
+        a.quotes.iter().filter(|q| q.code.is_none()).count()
+    }
+
+    #[test]
+    fn detail_and_format_set_how_many_quotes() {
+        let q = "gripper grasps objects";
+        let basic = ask_grippers(q, &prefs(Detail::Basic, Format::Concise, true));
+        let default = ask_grippers(q, &Preferences::default());
+        let advanced = ask_grippers(q, &prefs(Detail::Advanced, Format::Concise, true));
+        let detailed = ask_grippers(q, &prefs(Detail::Advanced, Format::Detailed, true));
+        assert_eq!(prose(&basic), 2, "{basic:?}");
+        assert_eq!(prose(&default), extractive::MAX_SENTENCES, "{default:?}");
+        assert_eq!(prose(&advanced), 4, "{advanced:?}");
+        assert!(prose(&detailed) > prose(&advanced), "{detailed:?}");
+        // The default preferences are today's answer (what `index-builder answer` prints).
+        assert_eq!(Style::default(), Style::from(&Preferences::default()));
+        assert_eq!(Style::default().sentences, extractive::MAX_SENTENCES);
+    }
+
+    #[test]
+    fn examples_prefer_a_code_block() {
+        let q = "What is a ROS node?";
+        let plain = ask(q);
+        assert!(plain.quotes.iter().all(|q| q.code.is_none()), "{plain:?}");
+        let ex = ask_with(q, &prefs(Detail::Intermediate, Format::Examples, true));
+        assert!(ex.quotes.iter().any(|q| q.code.is_some()), "{ex:?}");
+        assert!(ex.markdown.contains("```bash\nros2 run"), "{}", ex.markdown);
+        assert!(prose(&ex) >= 1, "examples still quote the explanation");
+    }
+
+    #[test]
+    fn citations_off_drops_markers_but_keeps_the_sources() {
+        for q in ["gripper grasps objects", "How do I close the gripper?"] {
+            let on = ask_grippers(q, &Preferences::default());
+            let off = ask_grippers(q, &prefs(Detail::Intermediate, Format::Concise, false));
+            assert_eq!(on.quotes, off.quotes, "{q}");
+            assert_eq!(on.sources, off.sources, "{q}");
+            assert!(!off.sources.is_empty());
+            let (body, last) = off.markdown.rsplit_once("\n\n").expect("closing line");
+            assert!(
+                !body.contains("[1]") && !body.contains("[2]"),
+                "{}",
+                off.markdown
+            );
+            // Every listed source is still cited once, in the closing line: the list stays.
+            for n in 1..=off.sources.len() {
+                assert!(last.contains(&format!("[{n}]")), "{}", off.markdown);
+            }
+        }
     }
 }

@@ -60,12 +60,14 @@ pub fn answer(
 ) -> Answer {
     let question = question.trim();
     let found = find(index, texts, encoder, question);
+    // A reader who changed nothing: the widget's default preferences.
+    let prefs = book_answer::Preferences::default();
     match encoder {
         Some(enc) => {
             let embed = |t: &str| Some(enc.encode(t));
-            book_answer::compose(question, &found, Some(&embed))
+            book_answer::compose(question, &found, Some(&embed), &prefs)
         }
-        None => book_answer::compose(question, &found, None),
+        None => book_answer::compose(question, &found, None, &prefs),
     }
 }
 

@@ -347,6 +347,8 @@ pub fn answer_metrics_graded(
 ) {
     let mut graded = Vec::new();
     let mut m = AnswerMetrics::default();
+    // Measured as a reader who changed nothing sees them: the default preferences.
+    let prefs = book_answer::Preferences::default();
     for q in questions.iter().filter(|q| !q.out_of_scope) {
         m.answerable += 1;
         let question = q.question.trim();
@@ -355,9 +357,9 @@ pub fn answer_metrics_graded(
         let a = match encoder {
             Some(enc) => {
                 let embed = |t: &str| Some(enc.encode(t));
-                book_answer::compose(question, &found, Some(&embed))
+                book_answer::compose(question, &found, Some(&embed), &prefs)
             }
-            None => book_answer::compose(question, &found, None),
+            None => book_answer::compose(question, &found, None, &prefs),
         };
         m.max_compose_ms = m.max_compose_ms.max(t0.elapsed().as_secs_f32() * 1000.0);
         let is_gold = |chunk: u32| {

@@ -458,7 +458,7 @@ mod tests {
     #[test]
     fn every_asset_file_loads_and_matches() {
         let a = asset();
-        let m: Manifest = serde_json::from_slice(&a.file("manifest.json").unwrap()).unwrap();
+        let m: Manifest = Manifest::parse(&a.file("manifest.json").unwrap()).unwrap();
         assert_eq!(m, a.manifest);
         let idx = Index::from_bytes(&a.file(&m.files.index).unwrap(), Some(m.dim)).unwrap();
         assert_eq!(idx.content_hash, m.content_hash);

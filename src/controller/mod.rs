@@ -10,12 +10,13 @@ pub mod feedback;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use book_retrieval::manifest::{asset_url, Manifest};
 use serde::Deserialize;
 
 use crate::answer::{self, extractive_answer, finish_llm, PageContext, Plan, EXPLAIN_THIS};
 use crate::errors::{recover, Failure, Recovery};
 use crate::prefs::Preferences;
-use crate::retrieval::{self, asset_url, Manifest, Retriever};
+use crate::retrieval::{self, Retriever};
 use crate::selection::Selection;
 use crate::session::{Exchange, Mode, Rating, Session, Status, IDLE_NOTICE};
 use crate::sse::{interpret, SseParser, StreamItem};
@@ -379,21 +380,18 @@ impl Conversation {
             .get(&asset_url(base, "manifest.json"))
             .await
             .map_err(IndexError::Download)?;
-        let manifest = Manifest::parse(&String::from_utf8_lossy(&manifest_bytes))
-            .map_err(|e| IndexError::Damaged(e.to_string()))?;
+        let manifest =
+            Manifest::parse(&manifest_bytes).map_err(|e| IndexError::Damaged(e.to_string()))?;
         let chunks = t
             .get(&asset_url(base, &manifest.files.chunks))
             .await
             .map_err(IndexError::Download)?;
-        let index = if manifest.files.chunks.ends_with(".json") {
-            Vec::new()
-        } else {
-            t.get(&asset_url(base, &manifest.files.index))
-                .await
-                .map_err(IndexError::Download)?
-        };
-        let retriever: Rc<dyn Retriever> = retrieval::from_assets(&manifest, &index, &chunks)
-            .map(Rc::from)
+        let index = t
+            .get(&asset_url(base, &manifest.files.index))
+            .await
+            .map_err(IndexError::Download)?;
+        let retriever: Rc<dyn Retriever> = retrieval::from_assets(&index, &chunks)
+            .map(Rc::new)
             .map_err(|e| IndexError::Damaged(e.to_string()))?;
         if let Some(file) = manifest.files.encoder.clone() {
             self.host
@@ -539,6 +537,7 @@ impl Conversation {
                         &ex.question,
                         &llm_plan.sources,
                         llm_plan.threshold,
+                        prefs,
                     );
                     self.set_direct(id, d, Mode::Extractive);
                 }

@@ -8,7 +8,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use super::*;
 use crate::errors::Failure;
-use crate::retrieval::{demo_meta, MemoryRetriever};
+use crate::retrieval::BookIndex;
 use crate::transport::{Script, ScriptedTransport};
 
 struct Noop;
@@ -71,20 +71,10 @@ impl Host for TestHost {
     }
 }
 
+/// The answer core's tiny robotics book, searched by the real index.
 fn retriever() -> Rc<dyn Retriever> {
-    Rc::new(MemoryRetriever::new(
-        vec![
-            (
-                demo_meta(0, "ROS 2", Some("Nodes"), "/docs/ros#nodes"),
-                "A node is a process in the ROS graph. Nodes publish data on topics.".into(),
-            ),
-            (
-                demo_meta(1, "ROS 2", Some("Topics"), "/docs/ros#topics"),
-                "Topics carry messages between ROS nodes.".into(),
-            ),
-        ],
-        1.0,
-    ))
+    let (index, texts) = book_answer::testing::robot_book();
+    Rc::new(BookIndex::new(index, texts))
 }
 
 fn setup(proxy: bool) -> (Rc<Conversation>, ScriptedTransport, Rc<TestHost>) {
@@ -276,6 +266,29 @@ fn preferences_persist_and_shape_the_prompt() {
 }
 
 #[test]
+fn preferences_shape_excerpt_answers() {
+    // No proxy: the excerpt answer follows the reader's current preferences too.
+    let (c, _t, _host) = setup(false);
+    let ask = |c: &Rc<Conversation>| {
+        let id = c.ask("What is a ROS node?", None).unwrap();
+        block_on(c.clone().run(id));
+        c.exchange(id).unwrap()
+    };
+    let on = ask(&c);
+    assert_eq!(on.mode, Mode::Extractive);
+    assert!(on.answer.contains("” [1]"), "{}", on.answer);
+    c.set_prefs(Preferences {
+        citations: false,
+        ..Preferences::default()
+    });
+    let off = ask(&c);
+    assert_eq!(off.mode, Mode::Extractive);
+    assert!(!off.answer.contains("” ["), "{}", off.answer);
+    // The sources stay listed (the list shows the cited ones).
+    assert!(!crate::citations::cited(&off.answer, off.sources.len()).is_empty());
+}
+
+#[test]
 fn index_is_chosen_by_page_prefix_and_errors_are_plain() {
     let t = ScriptedTransport::default();
     let host = Rc::new(TestHost::default());
@@ -290,15 +303,15 @@ fn index_is_chosen_by_page_prefix_and_errors_are_plain() {
         index: IndexSource::Download,
     };
     let c = Conversation::new(env, host.clone(), None);
-    let chunks = serde_json::json!([book_retrieval::Chunk {
-        meta: demo_meta(0, "ROS 2", Some("Nodes"), "/docs/2.0/ros#nodes"),
-        text: "A node is a process in the ROS graph.".into(),
-    }]);
-    t.set_get(
-        "/idx2/manifest.json",
-        Ok(br#"{"format_version":1,"content_hash":"x","files":{"index":"i.bin","chunks":"c.json"}}"#.to_vec()),
-    );
-    t.set_get("/idx2/c.json", Ok(chunks.to_string().into_bytes()));
+    // The retrieval core's tiny book, served as the index builder writes it.
+    let asset = book_retrieval::testing::asset();
+    for name in [
+        "manifest.json",
+        &asset.manifest.files.index,
+        &asset.manifest.files.chunks,
+    ] {
+        t.set_get(&format!("/idx2/{name}"), Ok(asset.file(name).unwrap()));
+    }
     if let Err(e) = block_on(c.ensure_index()) {
         panic!("{e}");
     }

@@ -319,7 +319,10 @@ pub fn start_encoder(
 ) {
     wasm_bindgen_futures::spawn_local(async move {
         let t = WebTransport::default();
-        let weights = match t.get(&crate::retrieval::asset_url(&base, &file)).await {
+        let weights = match t
+            .get(&book_retrieval::manifest::asset_url(&base, &file))
+            .await
+        {
             Ok(bytes) => bytes,
             Err(e) => {
                 warn(&format!("book-chat: the question encoder's weights did not load ({e}); answering with keyword search only"));
