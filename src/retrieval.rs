@@ -50,6 +50,7 @@ pub trait Retriever {
 /// Why the book's index could not be made usable in the browser.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The chunk-texts file does not parse or does not belong to the index.
     #[error("the book's passages are corrupt: {0}")]
     Chunks(String),
     /// The binary index does not parse.

@@ -391,6 +391,15 @@ pub enum ReportError {
     Store(#[from] StoreError),
 }
 
+/// `part / total` as a fraction, 0 when there is nothing yet (the refusal rate of both stores).
+pub fn share(part: i64, total: i64) -> f64 {
+    if total > 0 {
+        part as f64 / total as f64
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,14 +467,5 @@ mod tests {
             report(&dir.path().join("none.db"), 1),
             Err(ReportError::Missing(_))
         ));
-    }
-}
-
-/// `part / total` as a fraction, 0 when there is nothing yet (the refusal rate of both stores).
-pub fn share(part: i64, total: i64) -> f64 {
-    if total > 0 {
-        part as f64 / total as f64
-    } else {
-        0.0
     }
 }
