@@ -417,7 +417,8 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
     const {context, page, errors} = await newPage(browser);
     try {
       await page.goto(proxy.url + CHAPTER, {waitUntil: 'load'});
-      await page.locator('#book-chat-host').waitFor({state: 'attached', timeout: 20000});
+      // Only the loader is on the page until the reader shows intent; the selection below is intent.
+      await page.locator('#book-chat-bubble').waitFor({state: 'visible', timeout: 20000});
       // Select the article's first six blocks (several paragraphs).
       await page.evaluate(() => {
         const blocks = document.querySelectorAll('.theme-doc-markdown > p, .theme-doc-markdown > ul, .theme-doc-markdown > h2');
