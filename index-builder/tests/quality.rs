@@ -239,7 +239,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             check(
                 m.false_refusals as f64,
                 0.08,
-                0.25,
+                0.3,
                 false,
                 "answerable refused",
             );
