@@ -16,7 +16,6 @@ import {
   newPage,
   PROXY_BIN,
   requireBuilt,
-  resetScreenshots,
   screenshot,
   startProxy,
   within,
@@ -70,7 +69,6 @@ async function answered(page, timeout = 30000) {
 describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
   before(async () => {
     requireBuilt();
-    resetScreenshots();
     stub = await startStub({delayMs: 250});
     proxy = await startProxy({port: await freePort(), upstream: stub.url});
     browser = await launchBrowser();
