@@ -130,7 +130,6 @@ fn direct(a: book_answer::Answer) -> Direct {
 /// shaped by the reader's `prefs` like every excerpt answer.
 pub fn extractive_answer(
     query: &str,
-    _question: &str,
     sources: &[Source],
     threshold: f32,
     prefs: Preferences,

@@ -106,7 +106,7 @@ pub fn pack_model(model_dir: &Path, out: &Path) -> Result<u64, PackError> {
 /// Packs f32 safetensors bytes (`path` only names them in errors).
 pub fn pack_bytes(f32_bytes: &[u8], vocab: &str, path: &Path) -> Result<Vec<u8>, PackError> {
     let st = parse(f32_bytes, path)?;
-    let mut owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
+    let mut owned: Vec<OwnedTensor> = Vec::new();
     for (name, view) in st.tensors() {
         if name.ends_with(SCALE_SUFFIX) {
             return Err(bad(
@@ -140,6 +140,23 @@ pub fn pack_bytes(f32_bytes: &[u8], vocab: &str, path: &Path) -> Result<Vec<u8>,
             shape => owned.push((name, Dtype::F32, shape.to_vec(), view.data().to_vec())),
         }
     }
+    let metadata = HashMap::from([
+        ("format".to_string(), FORMAT.to_string()),
+        ("version".to_string(), VERSION.to_string()),
+        ("vocab".to_string(), vocab.to_string()),
+    ]);
+    serialize(path, &owned, Some(metadata))
+}
+
+/// A tensor held while a safetensors file is rewritten: name, dtype, shape, little-endian bytes.
+type OwnedTensor = (String, Dtype, Vec<usize>, Vec<u8>);
+
+/// Writes `owned` as safetensors bytes (what packing and unpacking both end with).
+fn serialize(
+    path: &Path,
+    owned: &[OwnedTensor],
+    metadata: Option<HashMap<String, String>>,
+) -> Result<Vec<u8>, PackError> {
     let views = owned
         .iter()
         .map(|(name, dtype, shape, data)| {
@@ -148,12 +165,7 @@ pub fn pack_bytes(f32_bytes: &[u8], vocab: &str, path: &Path) -> Result<Vec<u8>,
                 .map_err(|e| bad(path, name, format!("{e:?}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let metadata = HashMap::from([
-        ("format".to_string(), FORMAT.to_string()),
-        ("version".to_string(), VERSION.to_string()),
-        ("vocab".to_string(), vocab.to_string()),
-    ]);
-    safetensors::serialize(views, &Some(metadata)).map_err(|e| PackError::NotSafetensors {
+    safetensors::serialize(views, &metadata).map_err(|e| PackError::NotSafetensors {
         path: path.to_path_buf(),
         reason: format!("{e:?}"),
     })
@@ -187,7 +199,7 @@ pub fn unpack_bytes(bytes: &[u8], path: &Path) -> Result<(Vec<u8>, String), Pack
             path: path.to_path_buf(),
         })?;
     let st = parse(bytes, path)?;
-    let mut owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
+    let mut owned: Vec<OwnedTensor> = Vec::new();
     for (name, view) in st.tensors() {
         if name.ends_with(SCALE_SUFFIX) {
             continue;
@@ -216,20 +228,7 @@ pub fn unpack_bytes(bytes: &[u8], path: &Path) -> Result<(Vec<u8>, String), Pack
             other => owned.push((name, other, view.shape().to_vec(), view.data().to_vec())),
         }
     }
-    let views = owned
-        .iter()
-        .map(|(name, dtype, shape, data)| {
-            TensorView::new(*dtype, shape.clone(), data)
-                .map(|v| (name.clone(), v))
-                .map_err(|e| bad(path, name, format!("{e:?}")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let f32_bytes =
-        safetensors::serialize(views, &None).map_err(|e| PackError::NotSafetensors {
-            path: path.to_path_buf(),
-            reason: format!("{e:?}"),
-        })?;
-    Ok((f32_bytes, vocab))
+    Ok((serialize(path, &owned, None)?, vocab))
 }
 
 /// The build's encoder from `path`: a packed model (file, or folder holding [`PACKED_FILE`]),

@@ -534,7 +534,6 @@ impl Conversation {
                     self.llm.set(Some(false));
                     let d = extractive_answer(
                         &llm_plan.query,
-                        &ex.question,
                         &llm_plan.sources,
                         llm_plan.threshold,
                         prefs,
