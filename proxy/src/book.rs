@@ -164,7 +164,8 @@ impl Book {
         let m: Manifest =
             serde_json::from_slice(manifest).map_err(|e| corrupt("manifest.json", e))?;
         for name in [&m.files.index, &m.files.chunks] {
-            if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+            // The widget's rule for the same file (book_retrieval::manifest).
+            if !book_retrieval::manifest::is_plain_file_name(name) {
                 return Err(BookError::Corrupt {
                     what: "manifest.json".into(),
                     reason: format!("unsafe file name {name:?}"),
