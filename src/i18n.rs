@@ -49,6 +49,11 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("excerpts", "Excerpts"),
     ("jumpLatest", "Jump to latest"),
     ("loadingIndex", "Loading the book's index…"),
+    // Shown by the loader (widget-loader/loader.js), which has no wasm to ask: it reads the same
+    // keys from `BOOK_CHAT_CONFIG.strings` with these defaults.
+    ("loadFailed", "The assistant could not be loaded. Click to retry."),
+    ("stoppedNotice", "The assistant stopped; reload the page."),
+    ("reload", "Reload"),
 ];
 
 /// The widget's words for one page: translations over the English defaults.
@@ -105,5 +110,28 @@ mod tests {
         for (i, (k, _)) in DEFAULTS.iter().enumerate() {
             assert!(DEFAULTS[i + 1..].iter().all(|(o, _)| o != k), "{k} twice");
         }
+    }
+
+    /// The loader (plain JS, no wasm) repeats the defaults of the keys it shows: they must be
+    /// keys of this table with the same English text.
+    #[test]
+    fn loader_words_are_this_tables() {
+        let loader = include_str!("../widget-loader/loader.js");
+        let mut seen = 0;
+        for call in loader.split("word(\"").skip(1) {
+            let Some((key, rest)) = call.split_once("\", \"") else {
+                continue;
+            };
+            let Some((english, _)) = rest.split_once("\")") else {
+                continue;
+            };
+            let default = DEFAULTS.iter().find(|(k, _)| *k == key);
+            assert_eq!(default.map(|(_, v)| *v), Some(english), "loader key {key}");
+            seen += 1;
+        }
+        assert!(
+            seen >= 4,
+            "the loader's word(...) calls were not found ({seen})"
+        );
     }
 }

@@ -81,7 +81,7 @@
         console.error("book-chat: failed to load", err);
         if (bubble) {
           bubble.disabled = false;
-          bubble.title = "The assistant could not be loaded. Click to retry.";
+          bubble.title = word("loadFailed", "The assistant could not be loaded. Click to retry.");
         }
       });
     }
@@ -130,8 +130,7 @@
 
   function drawBubble() {
     if (document.getElementById(HOST_ID)) return;
-    // The widget's own words for it (src/i18n.rs key "bubble"), in the page's locale when given.
-    var name = (cfg.strings && cfg.strings.bubble) || "Ask the book";
+    var name = word("bubble", "Ask the book");
     var rtl = cfg.direction === "rtl";
     bubble = document.createElement("button");
     bubble.type = "button";
@@ -154,6 +153,13 @@
     document.body.appendChild(bubble);
   }
 
+  /** The widget's own words (keys and English defaults in src/i18n.rs), in the page's locale when
+   * the book translates them (`BOOK_CHAT_CONFIG.strings`). */
+  function word(key, english) {
+    var t = cfg.strings && cfg.strings[key];
+    return typeof t === "string" && t.trim() ? t : english;
+  }
+
   /** Replaces the dead widget (or the placeholder) with a short notice; once. */
   function showDead(detail) {
     if (dead) return;
@@ -167,10 +173,10 @@
     note.style.cssText =
       "position:fixed;right:20px;bottom:20px;z-index:2147483000;max-width:280px;padding:10px 14px;border-radius:8px;" +
       "font:14px/1.4 system-ui,sans-serif;background:#fff;color:#1c1e21;border:1px solid #ccc;box-shadow:0 4px 14px rgba(0,0,0,.2)";
-    note.textContent = "The assistant stopped; reload the page. ";
+    note.textContent = word("stoppedNotice", "The assistant stopped; reload the page.") + " ";
     var again = document.createElement("button");
     again.type = "button";
-    again.textContent = "Reload";
+    again.textContent = word("reload", "Reload");
     again.style.cssText = "font:inherit;margin-left:4px;cursor:pointer";
     again.addEventListener("click", function () {
       location.reload();
