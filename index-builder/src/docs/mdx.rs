@@ -325,7 +325,7 @@ impl Lines {
             lines: body
                 .split('\n')
                 .enumerate()
-                .map(|(n, l)| (l.to_string(), first_line + n))
+                .map(|(n, l)| (cap_nesting(l), first_line + n))
                 .collect(),
         }
     }
@@ -431,6 +431,48 @@ impl Lines {
         }
         self.lines = out;
         changed
+    }
+}
+
+/// Containers (`>`, list markers) opened on one line beyond this depth are escaped to text:
+/// the crate's time grows with the cube of that depth (13 000 `1. ` on one line: 80 s), and
+/// no page nests this deep.
+const MAX_NESTING: usize = 32;
+
+/// `line` with the container markers after the first [`MAX_NESTING`] escaped.
+fn cap_nesting(line: &str) -> String {
+    let b = line.as_bytes();
+    let (mut i, mut depth) = (0, 0);
+    loop {
+        while b.get(i).is_some_and(|c| *c == b' ' || *c == b'\t') {
+            i += 1;
+        }
+        let marker = match b.get(i) {
+            Some(b'>') => 1,
+            Some(b'-' | b'*' | b'+') if matches!(b.get(i + 1), Some(b' ' | b'\t')) => 1,
+            Some(c) if c.is_ascii_digit() => {
+                let digits = b[i..]
+                    .iter()
+                    .take(9)
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
+                match (b.get(i + digits), b.get(i + digits + 1)) {
+                    (Some(b'.' | b')'), Some(b' ' | b'\t')) => digits + 1,
+                    _ => 0,
+                }
+            }
+            _ => 0,
+        };
+        if marker == 0 {
+            return line.to_string();
+        }
+        depth += 1;
+        if depth > MAX_NESTING {
+            // Escape the marker's punctuation so it, and what follows, is text.
+            let punct = i + marker - 1;
+            return format!("{}\\{}", &line[..punct], &line[punct..]);
+        }
+        i += marker;
     }
 }
 
@@ -649,10 +691,10 @@ mod tests {
             .is_empty());
     }
 
-    /// The crate is superlinear on some shapes (measured in release on 40 KB: nested list
-    /// markers on one line `1. 1. 1. …` 80 s, `> > > …` 11 s, unmatched emphasis `a*a*…`
-    /// 1.6 s; markdown-rs issue #113), so hostile pages are kept to 20 KB here; the old
-    /// hand scanner took 200 KB of each in under 5 s.
+    /// The crate is superlinear on some shapes (measured in release on 40 KB in one
+    /// paragraph: emphasis markers `a*a*…` 1.6 s, `/*/*…` 1.3 s; markdown-rs issue #113),
+    /// so hostile pages are kept to 20 KB here; the old hand scanner took 200 KB of each in
+    /// under 5 s.
     #[test]
     fn hostile_input_is_safe() {
         for unit in [
@@ -665,6 +707,21 @@ mod tests {
         }
         for s in ["é<é{é`é\\é<!--é", "\\", "<", "{", ""] {
             let _ = parse(s, Syntax::Mdx);
+        }
+    }
+
+    #[test]
+    fn deep_nesting_on_one_line_is_capped() {
+        assert_eq!(cap_nesting("> - 1. a"), "> - 1. a");
+        let deep = "> ".repeat(40);
+        let capped = cap_nesting(&deep);
+        assert_eq!(capped.matches("\\>").count(), 1);
+        assert!(capped.starts_with(&"> ".repeat(MAX_NESTING)));
+        assert_eq!(cap_nesting(&"1. ".repeat(40)).matches("1\\.").count(), 1);
+        for unit in ["1. ", "> ", "- "] {
+            let t = std::time::Instant::now();
+            let _ = parse(&unit.repeat(40_000 / unit.len()), Syntax::Mdx);
+            assert!(t.elapsed().as_secs() < 10, "{unit:?} too slow");
         }
     }
 
