@@ -14,10 +14,16 @@
 //!   which the crate does not have and leaves as paragraph text) become a paragraph
 //!   `Tip: Title` (or `Tip:`) between blank lines; the body stays.
 //!
+//! Three more small hand-written parts, each answering a question the crate leaves to its
+//! caller or handles too slowly: whether a `{...}` expression is complete JavaScript
+//! ([`js_is_complete`], brackets only; Docusaurus uses acorn), where to cut a long page into
+//! pieces ([`pieces`]), and container nesting beyond any real page ([`cap_nesting`]).
+//!
 //! Fallback: the crate stops at the first construct MDX does not allow (an unclosed tag, a
-//! stray `{`). Such a page is parsed again in CommonMark mode, where nothing is an error: tags
-//! are HTML (the walker keeps the text between them), braces and `import` lines are text. So
-//! no word is lost, and a warning names the file and the line of the MDX error.
+//! stray `{`), and 1.0.0 panics on a few broken inputs. Such a page (or piece) is parsed
+//! again in CommonMark mode, where nothing is an error: tags are HTML (the walker keeps the
+//! text between them), braces and `import` lines are text. So no word is lost, and a warning
+//! names the file and the line of the MDX error.
 
 use markdown::mdast::Node;
 use markdown::{Constructs, ParseOptions};
