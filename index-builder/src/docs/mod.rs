@@ -6,8 +6,9 @@
 //! * `front_matter` — gray-matter style split + YAML fields
 //! * `route` / `number_prefix` — doc id, slug and URL rules
 //! * `title` — Docusaurus' "content title" (leading H1)
-//! * `mdx` — pre-pass removing MDX-only syntax
-//! * `sections` — pulldown-cmark parse into heading sections with readable text
+//! * `mdx` — the `markdown` crate's MDX/CommonMark parse, plus the two Docusaurus pre-passes
+//!   it lacks (`mdx-code-block` unwrapping, `:::` admonitions)
+//! * `sections` — the syntax tree split into heading sections with readable text
 //! * `anchors` / `slugger` — heading ids (github-slugger + `{#custom-id}`)
 //! * `category` — `_category_` labels and page modules
 //! * `walk` — the folder walk
@@ -199,15 +200,15 @@ pub fn read_page(
         MarkdownFormat::Detect if !rel_path.ends_with(".mdx") => mdx::Syntax::CommonMark,
         _ => mdx::Syntax::Mdx,
     };
-    let cleaned = mdx::clean(split.body, syntax);
-    for (line, message) in cleaned.problems {
+    let tree = mdx::parse(split.body, syntax);
+    for (line, message) in &tree.problems {
         warnings.push(Warning::new(
             rel_path,
             Some(split.body_line + line),
-            message,
+            message.clone(),
         ));
     }
-    let parsed = sections::parse(&cleaned.markdown, content_title.is_some());
+    let parsed = sections::parse(&tree, content_title.is_some());
     let sections = build_sections(rel_path, &title, parsed, &mut warnings);
 
     let module = categories

@@ -1,19 +1,21 @@
-//! Split cleaned Markdown (the output of [`super::mdx::clean`]) into heading sections with
-//! readable text, using `pulldown-cmark`.
+//! Split a page's syntax tree (from [`super::mdx::parse`]) into heading sections with
+//! readable text.
 //!
-//! Parser options: tables, footnotes, strikethrough and task lists (remark-gfm, which
-//! Docusaurus enables). Heading attributes are deliberately NOT enabled: pulldown's
-//! `{#id .class key=val}` grammar differs from Docusaurus' rule (a trailing `{#id}`, any
-//! characters, read from the heading's plain text), so the heading text keeps `{#id}` and
-//! `super::read_page` applies Docusaurus' rule itself.
+//! Heading text is what `mdast-util-to-string` gives (Docusaurus builds anchors from it):
+//! inline code unwrapped, JSX tags dropped with their children kept, `{expressions}` as their
+//! source; the `{#id}` suffix stays for `super::read_page`, which applies Docusaurus' rule.
 //!
 //! Text rendering: emphasis markers dropped, links become their text, images their alt
 //! text, inline code keeps its backticks, list items get `- ` / `1. ` markers, table rows
-//! become `a | b | c` lines, fenced code is re-emitted as a fence with its language.
-//! Indented code blocks are read as plain text: MDX (and so Docusaurus 3) has no indented
-//! code, so four-space-indented lines there are ordinary paragraphs.
+//! become `a | b | c` lines, fenced code is re-emitted as a fence with its language. JSX
+//! elements keep their children (`<img>` its alt text, `<br>` a space); ESM, comments and
+//! expressions are dropped, except string literals (`{' '}`), which keep their text. HTML (a
+//! CommonMark page) keeps the text between its tags. Indented code (CommonMark only: MDX has
+//! none) is read as plain text, as before.
 
-use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use markdown::mdast::{AttributeContent, AttributeValue, Node};
+
+use super::mdx::Tree;
 
 /// A heading as found in the Markdown, before anchors are assigned.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +23,7 @@ pub struct RawHeading {
     /// 1..=6.
     pub level: u8,
     /// The heading's text as `mdast-util-to-string` gives it (inline code unwrapped, soft
-    /// line breaks kept as `\n`, removed inline tags as the private-use sentinel). The
+    /// line breaks kept as `\n`, JSX tags dropped with their children kept). The
     /// `{#id}` suffix, if any, is still there.
     pub raw: String,
 }
@@ -50,28 +52,28 @@ enum Target {
     Body,
     Heading(u8, String, bool),
     Cell,
-    Code(String, String),
 }
 
-struct Builder {
+struct Builder<'a> {
+    text: &'a str,
     sections: Vec<RawSection>,
     title_heading: Option<RawHeading>,
     target: Target,
     cell: String,
     row: Vec<String>,
+    /// Open lists: the next number of an ordered one.
     lists: Vec<Option<u64>>,
+    /// Just after a list item's marker: the item's first paragraph stays on its line.
+    after_marker: bool,
     seen_block: bool,
     want_title: bool,
 }
 
-/// Parse cleaned Markdown. When `title_from_h1` is true and the first block is an H1, that
-/// heading is returned as `title_heading` instead of starting a section.
-pub fn parse(markdown: &str, title_from_h1: bool) -> Parsed {
-    let opts = Options::ENABLE_TABLES
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS;
+/// Split a parsed page into sections. When `title_from_h1` is true and the first block is an
+/// H1, that heading is returned as `title_heading` instead of starting a section.
+pub fn parse(tree: &Tree, title_from_h1: bool) -> Parsed {
     let mut b = Builder {
+        text: "",
         sections: vec![RawSection {
             heading: None,
             text: String::new(),
@@ -82,11 +84,13 @@ pub fn parse(markdown: &str, title_from_h1: bool) -> Parsed {
         cell: String::new(),
         row: Vec::new(),
         lists: Vec::new(),
+        after_marker: false,
         seen_block: false,
         want_title: title_from_h1,
     };
-    for event in Parser::new_ext(markdown, opts) {
-        b.event(event);
+    for part in &tree.parts {
+        b.text = &part.text;
+        b.node(&part.root);
     }
     for s in &mut b.sections {
         s.text = tidy(&s.text);
@@ -97,7 +101,7 @@ pub fn parse(markdown: &str, title_from_h1: bool) -> Parsed {
     }
 }
 
-impl Builder {
+impl Builder<'_> {
     fn body(&mut self) -> &mut RawSection {
         // `sections` always holds at least the page-top section.
         let last = self.sections.len() - 1;
@@ -105,11 +109,11 @@ impl Builder {
     }
 
     fn push(&mut self, s: &str) {
+        self.after_marker = false;
         match &mut self.target {
             Target::Body => self.body().text.push_str(s),
             Target::Heading(_, text, _) => text.push_str(s),
             Target::Cell => self.cell.push_str(s),
-            Target::Code(_, code) => code.push_str(s),
         }
     }
 
@@ -132,71 +136,108 @@ impl Builder {
         }
     }
 
-    fn event(&mut self, event: Event<'_>) {
+    fn in_heading(&self) -> bool {
+        matches!(self.target, Target::Heading(..))
+    }
+
+    fn children(&mut self, children: &[Node]) {
+        for child in children {
+            self.node(child);
+        }
+    }
+
+    /// Text from the tree: at the start of a line its indentation (JSX source layout) is
+    /// dropped.
+    fn push_text(&mut self, s: &str) {
+        let at_line_start = matches!(self.target, Target::Body) && {
+            let t = &self.sections[self.sections.len() - 1].text;
+            t.is_empty() || t.ends_with('\n')
+        };
+        if at_line_start {
+            self.push(s.trim_start_matches([' ', '\t']));
+        } else {
+            self.push(s);
+        }
+    }
+
+    /// Start or end of a paragraph: a blank line, or in a list a line break (none right
+    /// after the item's marker).
+    fn paragraph_break(&mut self) {
+        if self.lists.is_empty() {
+            self.blank_line();
+        } else if !self.after_marker {
+            self.newline();
+        }
+    }
+
+    fn node(&mut self, node: &Node) {
         let first_block = !self.seen_block;
-        if matches!(event, Event::Start(_) | Event::Rule | Event::Html(_)) {
+        if !matches!(
+            node,
+            Node::Root(_) | Node::MdxjsEsm(_) | Node::MdxFlowExpression(_) | Node::Definition(_)
+        ) {
             self.seen_block = true;
         }
-        match event {
-            Event::Start(tag) => self.start(tag, first_block),
-            Event::End(tag) => self.end(tag),
-            Event::Text(t) => self.push(&t),
-            Event::Code(c) => {
-                if matches!(self.target, Target::Heading(..)) {
-                    self.push(&c);
+        match node {
+            Node::Root(n) => self.children(&n.children),
+            Node::Heading(h) => {
+                let is_title = first_block && self.want_title && h.depth == 1;
+                self.target = Target::Heading(h.depth, String::new(), is_title);
+                self.children(&h.children);
+                self.end_heading();
+            }
+            Node::Paragraph(p) => {
+                self.paragraph_break();
+                self.children(&p.children);
+                self.paragraph_break();
+            }
+            Node::Text(t) => self.push_text(&t.value),
+            Node::InlineCode(c) => {
+                if self.in_heading() {
+                    self.push(&c.value);
                 } else {
-                    let ticks = if c.contains('`') { "``" } else { "`" };
-                    let pad = if c.starts_with('`') || c.ends_with('`') {
+                    let ticks = if c.value.contains('`') { "``" } else { "`" };
+                    let pad = if c.value.starts_with('`') || c.value.ends_with('`') {
                         " "
                     } else {
                         ""
                     };
-                    self.push(&format!("{ticks}{pad}{c}{pad}{ticks}"));
+                    self.push(&format!("{ticks}{pad}{}{pad}{ticks}", c.value));
                 }
             }
-            Event::InlineMath(m) | Event::DisplayMath(m) => self.push(&m),
-            Event::Html(_) => {}
-            Event::InlineHtml(_) => {
-                if matches!(self.target, Target::Heading(..)) {
-                    self.push(&super::mdx::SENTINEL.to_string());
-                }
+            Node::Code(c) => self.code(c),
+            Node::Math(m) => {
+                self.blank_line();
+                self.push(&format!("$$\n{}\n$$", m.value));
+                self.blank_line();
             }
-            Event::FootnoteReference(_) => {}
-            Event::SoftBreak => self.push("\n"),
-            Event::HardBreak => {
-                if !matches!(self.target, Target::Heading(..)) {
+            Node::InlineMath(m) => self.push(&m.value),
+            Node::Emphasis(n) => self.children(&n.children),
+            Node::Strong(n) => self.children(&n.children),
+            Node::Delete(n) => self.children(&n.children),
+            Node::Link(n) => self.children(&n.children),
+            Node::LinkReference(n) => self.children(&n.children),
+            Node::Image(i) => self.push(&i.alt),
+            Node::ImageReference(i) => self.push(&i.alt),
+            Node::Break(_) => {
+                if !self.in_heading() {
                     self.push("\n");
                 }
             }
-            Event::Rule => self.blank_line(),
-            Event::TaskListMarker(done) => self.push(if done { "[x] " } else { "[ ] " }),
-        }
-    }
-
-    fn start(&mut self, tag: Tag<'_>, first_block: bool) {
-        match tag {
-            Tag::Heading { level, .. } => {
-                let is_title = first_block && self.want_title && level == HeadingLevel::H1;
-                self.target = Target::Heading(level as u8, String::new(), is_title);
-            }
-            Tag::Paragraph => {
+            Node::ThematicBreak(_) => self.blank_line(),
+            Node::List(l) => {
+                self.newline();
+                let start = l.ordered.then(|| u64::from(l.start.unwrap_or(1)));
+                self.lists.push(start);
+                self.children(&l.children);
+                self.lists.pop();
                 if self.lists.is_empty() {
                     self.blank_line();
                 } else {
                     self.newline();
                 }
             }
-            Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
-                self.blank_line();
-                let lang = info.split_whitespace().next().unwrap_or("").to_string();
-                self.target = Target::Code(lang, String::new());
-            }
-            Tag::CodeBlock(CodeBlockKind::Indented) => self.blank_line(),
-            Tag::List(start) => {
-                self.newline();
-                self.lists.push(start);
-            }
-            Tag::Item => {
+            Node::ListItem(i) => {
                 self.newline();
                 let depth = self.lists.len().saturating_sub(1);
                 let marker = match self.lists.last_mut() {
@@ -209,84 +250,186 @@ impl Builder {
                 };
                 self.push(&"  ".repeat(depth));
                 self.push(&marker);
-            }
-            Tag::Table(_) => self.blank_line(),
-            Tag::TableHead | Tag::TableRow => self.row.clear(),
-            Tag::TableCell => {
-                self.cell.clear();
-                self.target = Target::Cell;
-            }
-            Tag::BlockQuote(_) | Tag::FootnoteDefinition(_) | Tag::HtmlBlock => self.blank_line(),
-            _ => {}
-        }
-    }
-
-    fn end(&mut self, tag: TagEnd) {
-        match tag {
-            TagEnd::Heading(_) => {
-                if let Target::Heading(level, raw, is_title) =
-                    std::mem::replace(&mut self.target, Target::Body)
-                {
-                    let heading = RawHeading { level, raw };
-                    if is_title {
-                        self.title_heading = Some(heading);
-                    } else {
-                        self.sections.push(RawSection {
-                            heading: Some(heading),
-                            text: String::new(),
-                            has_code: false,
-                        });
-                    }
+                if let Some(done) = i.checked {
+                    self.push(if done { "[x] " } else { "[ ] " });
                 }
+                self.after_marker = true;
+                self.children(&i.children);
+                self.newline();
             }
-            TagEnd::Paragraph => {
-                if self.lists.is_empty() {
-                    self.blank_line();
-                } else {
-                    self.newline();
-                }
-            }
-            TagEnd::CodeBlock => {
-                if let Target::Code(lang, code) = std::mem::replace(&mut self.target, Target::Body)
-                {
-                    let longest = longest_backtick_run(&code);
-                    let fence = "`".repeat(longest.max(2) + 1);
-                    let body = self.body();
-                    body.has_code = true;
-                    body.text.push_str(&format!("{fence}{lang}\n{code}"));
-                    if !code.is_empty() && !code.ends_with('\n') {
-                        body.text.push('\n');
-                    }
-                    body.text.push_str(&fence);
-                    body.text.push('\n');
-                }
+            Node::Table(t) => {
+                self.blank_line();
+                self.children(&t.children);
                 self.blank_line();
             }
-            TagEnd::List(_) => {
-                self.lists.pop();
-                if self.lists.is_empty() {
-                    self.blank_line();
-                } else {
-                    self.newline();
-                }
-            }
-            TagEnd::Item => self.newline(),
-            TagEnd::TableCell => {
-                self.target = Target::Body;
-                let cell = std::mem::take(&mut self.cell);
-                self.row
-                    .push(cell.split_whitespace().collect::<Vec<_>>().join(" "));
-            }
-            TagEnd::TableHead | TagEnd::TableRow => {
+            Node::TableRow(r) => {
+                self.row.clear();
+                self.children(&r.children);
                 let line = self.row.join(" | ");
                 self.row.clear();
                 self.push(&line);
                 self.push("\n");
             }
-            TagEnd::Table | TagEnd::BlockQuote(_) | TagEnd::FootnoteDefinition => self.blank_line(),
-            _ => {}
+            Node::TableCell(c) => {
+                self.cell.clear();
+                let outer = std::mem::replace(&mut self.target, Target::Cell);
+                self.children(&c.children);
+                self.target = outer;
+                let cell = std::mem::take(&mut self.cell);
+                self.row
+                    .push(cell.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+            Node::Blockquote(q) => {
+                self.blank_line();
+                self.children(&q.children);
+                self.blank_line();
+            }
+            Node::FootnoteDefinition(f) => {
+                self.blank_line();
+                self.children(&f.children);
+                self.blank_line();
+            }
+            Node::Html(h) => {
+                // CommonMark pages only (MDX has no HTML): keep the words between the tags.
+                let words = strip_tags(&h.value);
+                if self.in_heading() {
+                    return;
+                }
+                // An HTML block sits between blank lines already (the blocks around it
+                // end and start with one), inline HTML inside its paragraph.
+                self.push(&words);
+            }
+            Node::MdxJsxFlowElement(e) => {
+                self.blank_line();
+                self.jsx(e.name.as_deref(), &e.attributes);
+                self.children(&e.children);
+                self.blank_line();
+            }
+            Node::MdxJsxTextElement(e) => {
+                self.jsx(e.name.as_deref(), &e.attributes);
+                self.children(&e.children);
+            }
+            Node::MdxTextExpression(e) => self.expression(&e.value),
+            Node::MdxFlowExpression(e) => {
+                if let Some(s) = string_literal(e.value.trim()) {
+                    self.blank_line();
+                    self.push(s);
+                    self.blank_line();
+                }
+            }
+            Node::MdxjsEsm(_)
+            | Node::Definition(_)
+            | Node::FootnoteReference(_)
+            | Node::Toml(_)
+            | Node::Yaml(_) => {}
         }
     }
+
+    fn end_heading(&mut self) {
+        if let Target::Heading(level, raw, is_title) =
+            std::mem::replace(&mut self.target, Target::Body)
+        {
+            let heading = RawHeading { level, raw };
+            if is_title {
+                self.title_heading = Some(heading);
+            } else {
+                self.sections.push(RawSection {
+                    heading: Some(heading),
+                    text: String::new(),
+                    has_code: false,
+                });
+            }
+        }
+    }
+
+    fn code(&mut self, c: &markdown::mdast::Code) {
+        self.blank_line();
+        let fenced = c.position.as_ref().is_some_and(|p| {
+            self.text
+                .get(p.start.offset..)
+                .is_some_and(|s| s.starts_with(['`', '~']))
+        });
+        if !fenced {
+            // Indented code (CommonMark pages): plain text.
+            self.push(&c.value);
+            self.blank_line();
+            return;
+        }
+        let lang = c.lang.as_deref().unwrap_or("");
+        let code = &c.value;
+        let longest = longest_backtick_run(code);
+        let fence = "`".repeat(longest.max(2) + 1);
+        let body = self.body();
+        body.has_code = true;
+        body.text.push_str(&format!("{fence}{lang}\n{code}"));
+        if !code.is_empty() {
+            body.text.push('\n');
+        }
+        body.text.push_str(&fence);
+        body.text.push('\n');
+        self.blank_line();
+    }
+
+    /// The words a JSX element shows besides its children: `<img>`'s alt text, `<br>`'s space.
+    fn jsx(&mut self, name: Option<&str>, attributes: &[AttributeContent]) {
+        let name = name.unwrap_or("");
+        if name.eq_ignore_ascii_case("br") || name.eq_ignore_ascii_case("hr") {
+            if !self.in_heading() {
+                self.push(" ");
+            }
+        } else if name.eq_ignore_ascii_case("img") && !self.in_heading() {
+            let alt = attributes.iter().find_map(|a| match a {
+                AttributeContent::Property(p) if p.name == "alt" => match &p.value {
+                    Some(AttributeValue::Literal(s)) => Some(s.as_str()),
+                    _ => None,
+                },
+                _ => None,
+            });
+            if let Some(alt) = alt {
+                self.push(alt);
+            }
+        }
+    }
+
+    /// `{expression}` in text: string literals keep their text; in headings other
+    /// expressions keep their source (as `mdast-util-to-string` gives it to the slugger);
+    /// `{#id}` (Docusaurus escapes it before its MDX parse) stays as written.
+    fn expression(&mut self, value: &str) {
+        let trimmed = value.trim();
+        if value.starts_with('#') {
+            self.push(&format!("{{{value}}}"));
+        } else if let Some(s) = string_literal(trimmed) {
+            self.push(s);
+        } else if self.in_heading() && !is_js_comment(trimmed) {
+            self.push(trimmed);
+        }
+    }
+}
+
+/// The text of an HTML fragment without its tags and comments.
+fn strip_tags(html: &str) -> String {
+    static TAG: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    match TAG.get_or_init(|| regex::Regex::new(r"(?s)<!--.*?(?:-->|$)|</?[A-Za-z][^>]*>").ok()) {
+        Some(re) => re.replace_all(html, "").into_owned(),
+        None => html.to_string(),
+    }
+}
+
+/// `'text'` / `"text"` / `` `text` `` (without `${`) → `text`.
+fn string_literal(expr: &str) -> Option<&str> {
+    let first = expr.chars().next()?;
+    if !matches!(first, '"' | '\'' | '`') || expr.len() < 2 || !expr.ends_with(first) {
+        return None;
+    }
+    let inner = &expr[1..expr.len() - 1];
+    if inner.contains(first) || inner.contains("${") || inner.contains('\\') {
+        return None;
+    }
+    Some(inner)
+}
+
+fn is_js_comment(expr: &str) -> bool {
+    expr.starts_with("/*") && expr.ends_with("*/")
 }
 
 fn longest_backtick_run(s: &str) -> usize {
@@ -303,20 +446,16 @@ fn longest_backtick_run(s: &str) -> usize {
     best
 }
 
-/// Drop sentinels and trailing spaces, collapse runs of blank lines, trim. Lines inside
-/// code fences are kept as they are (apart from the sentinel, which never occurs there).
+/// Drop trailing spaces, collapse runs of blank lines, trim. Lines inside code fences are
+/// kept as they are.
 fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut blank_run = 0;
     let mut fence: Option<usize> = None;
     for line in text.split('\n') {
-        let line: String = line
-            .chars()
-            .filter(|&c| c != super::mdx::SENTINEL)
-            .collect();
         let ticks = line.bytes().take_while(|&b| b == b'`').count();
         if let Some(n) = fence {
-            out.push_str(&line);
+            out.push_str(line);
             out.push('\n');
             if ticks == n && line.len() == n {
                 fence = None;
@@ -343,7 +482,12 @@ fn tidy(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::mdx;
     use super::*;
+
+    fn parse(markdown: &str, title_from_h1: bool) -> Parsed {
+        super::parse(&mdx::parse(markdown, mdx::Syntax::Mdx), title_from_h1)
+    }
 
     fn headings(p: &Parsed) -> Vec<(u8, String)> {
         p.sections
@@ -430,10 +574,29 @@ mod tests {
     }
 
     #[test]
-    fn sentinel_is_kept_in_raw_heading_but_not_in_text() {
-        let s = super::super::mdx::SENTINEL;
-        let p = parse(&format!("## Foo {s}\n\nBody {s} x\n"), false);
-        assert_eq!(headings(&p), vec![(2, format!("Foo {s}"))]);
-        assert_eq!(p.sections[1].text, "Body  x");
+    fn jsx_expressions_and_esm() {
+        let p = parse(
+            "import X from 'x';\n\n## Foo <Badge text=\"new\"/>\n\n## Hi {x} {#custom}\n\nHello{' '}world {props.x} and {\"s\"} {/* c */}.\n\n<details>\n<summary>Toggle me!</summary>\n<div>\nDetailed content\n</div>\n</details>\n\na<br/>b <img src=\"r.png\" alt=\"A robot\" />\n",
+            false,
+        );
+        assert_eq!(
+            headings(&p),
+            vec![(2, "Foo ".into()), (2, "Hi x {#custom}".into())]
+        );
+        let t = &p.sections[2].text;
+        assert!(t.starts_with("Hello world  and s ."), "{t}");
+        assert!(t.contains("Toggle me!\n\nDetailed content"), "{t:?}");
+        assert!(t.contains("a b A robot"), "{t:?}");
+        assert!(!p.sections[0].text.contains("import"));
+    }
+
+    #[test]
+    fn html_in_commonmark_keeps_its_words() {
+        let tree = mdx::parse(
+            "<div>\n<b>Bold</b> text <!-- hidden -->\n</div>\n\nimport x {a}\n",
+            mdx::Syntax::CommonMark,
+        );
+        let p = super::parse(&tree, false);
+        assert_eq!(p.sections[0].text, "Bold text\n\nimport x {a}");
     }
 }
