@@ -134,9 +134,7 @@ async fn hanging_upstream_is_504_after_first_byte_timeout() {
 #[tokio::test]
 async fn stall_after_first_chunk_ends_with_timeout_event() {
     let (_stub, proxy) = stubbed(Scenario::Stall, Duration::ZERO).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
-    let evs = events(&text(resp).await);
+    let evs = events(&chat_stream(&proxy).await);
     assert!(evs.len() >= 2);
     let (code, _) = error_event(&evs).expect("error event");
     assert_eq!(code, "upstream_timeout");
@@ -149,9 +147,7 @@ async fn total_timeout_ends_slow_stream_with_event() {
     let mut cfg = config_for(&stub.base_url());
     cfg.timeouts.total = Duration::from_millis(700);
     let proxy = start(cfg).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
-    let evs = events(&text(resp).await);
+    let evs = events(&chat_stream(&proxy).await);
     let (code, msg) = error_event(&evs).expect("error event");
     assert_eq!(code, "upstream_timeout");
     assert!(msg.contains("longer than"), "{msg}");
@@ -161,10 +157,8 @@ async fn total_timeout_ends_slow_stream_with_event() {
 #[tokio::test]
 async fn drop_mid_stream_ends_with_error_event() {
     let (_stub, proxy) = stubbed(Scenario::Drop, Duration::ZERO).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
     // The proxy ends its own stream cleanly: the client reads a complete body.
-    let body = text(resp).await;
+    let body = chat_stream(&proxy).await;
     let evs = events(&body);
     assert_eq!(content(&evs), "Hello");
     let (code, msg) = error_event(&evs).expect("error event");
@@ -180,9 +174,7 @@ async fn drop_mid_stream_ends_with_error_event() {
 #[tokio::test]
 async fn malformed_chunk_is_flagged_and_ends_stream() {
     let (_stub, proxy) = stubbed(Scenario::Malformed, Duration::ZERO).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
-    let body = text(resp).await;
+    let body = chat_stream(&proxy).await;
     let evs = events(&body);
     // The good chunks before it arrive; the bad one and everything after do not.
     assert_eq!(content(&evs), "Hello");
@@ -195,7 +187,7 @@ async fn malformed_chunk_is_flagged_and_ends_stream() {
 #[tokio::test]
 async fn stream_without_done_gets_error_event() {
     let (_stub, proxy) = stubbed(Scenario::NoDone, Duration::ZERO).await;
-    let evs = events(&text(post_chat(&proxy, &chat_body(true)).await).await);
+    let evs = events(&chat_stream(&proxy).await);
     assert_eq!(content(&evs), "Hello, world!");
     assert_eq!(error_event(&evs).unwrap().0, "upstream_stream");
     proxy.stop().await;
@@ -204,7 +196,7 @@ async fn stream_without_done_gets_error_event() {
 #[tokio::test]
 async fn in_band_error_becomes_error_event() {
     let (_stub, proxy) = stubbed(Scenario::ErrorEvent, Duration::ZERO).await;
-    let evs = events(&text(post_chat(&proxy, &chat_body(true)).await).await);
+    let evs = events(&chat_stream(&proxy).await);
     let (code, msg) = error_event(&evs).unwrap();
     assert_eq!(code, "upstream_error");
     assert_eq!(msg, "model overloaded");
@@ -259,9 +251,7 @@ async fn no_key_configured_sends_no_authorization() {
 #[tokio::test]
 async fn cite_scenario_streams_the_browser_tests_answer() {
     let (_stub, proxy) = stubbed(Scenario::Cite, Duration::ZERO).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
-    let evs = events(&text(resp).await);
+    let evs = events(&chat_stream(&proxy).await);
     assert_eq!(content(&evs), proxy::stub::CITE_ANSWER.concat());
     assert!(content(&evs).contains("[1]") && content(&evs).contains("[2]"));
     proxy.stop().await;

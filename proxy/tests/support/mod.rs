@@ -184,6 +184,13 @@ pub async fn post_chat(proxy: &Proxy, body: &Value) -> reqwest::Response {
     post_json(proxy, "/api/chat", body).await
 }
 
+/// POSTs the streaming [`chat_body`], expects 200 and returns the whole SSE body.
+pub async fn chat_stream(proxy: &Proxy) -> String {
+    let resp = post_chat(proxy, &chat_body(true)).await;
+    assert_eq!(resp.status(), 200);
+    text(resp).await
+}
+
 /// POSTs a JSON body to `path`.
 pub async fn post_json(proxy: &Proxy, path: &str, body: &Value) -> reqwest::Response {
     within(
