@@ -7,5 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
-cargo build --release -p proxy --bins
+cargo build --release -p proxy --bins --features bench
 exec "$target/release/bench-load" "$@"

@@ -59,13 +59,11 @@ pub enum Plan {
 pub struct LlmPlan {
     /// JSON body for `POST /api/chat`.
     pub body: String,
-    /// The numbered sources (`[n]` is `sources[n-1]`).
-    pub sources: Vec<Source>,
     /// The search query: the question made standalone from the history and selection; reused for the excerpt fallback.
     pub query: String,
-    /// The relevance threshold of the search (the scale of `Source::score`), for confidence and the fallback.
-    pub threshold: f32,
-    /// What the search found (for the excerpt fallback and follow-ups).
+    /// What the search found, its sources cut to those the prompt numbers (`[n]` is
+    /// `found.sources[n-1]`); its threshold and related sections serve confidence, the excerpt
+    /// fallback and follow-ups.
     pub found: Found,
 }
 
@@ -102,18 +100,17 @@ pub fn plan(
         prefs,
         page_title: (!page.title.is_empty()).then_some(page.title.as_str()),
     });
-    let sources: Vec<Source> = prompt
+    let body = chat_request_body(&prompt, session_id, retriever.content_id());
+    let kept: Vec<Source> = prompt
         .kept
         .iter()
         .filter_map(|&i| found.sources.get(i).cloned())
         .collect();
-    Plan::Llm(LlmPlan {
-        body: chat_request_body(&prompt, session_id, retriever.content_id()),
-        sources,
-        query,
-        threshold: found.threshold,
-        found,
-    })
+    let found = Found {
+        sources: kept,
+        ..found
+    };
+    Plan::Llm(LlmPlan { body, query, found })
 }
 
 /// What the UI keeps of an answer.
@@ -126,20 +123,10 @@ fn direct(a: book_answer::Answer) -> Direct {
     }
 }
 
-/// The excerpt answer for `sources` (when the proxy reports no upstream after a plan was made),
-/// shaped by the reader's `prefs` like every excerpt answer.
-pub fn extractive_answer(
-    query: &str,
-    sources: &[Source],
-    threshold: f32,
-    prefs: Preferences,
-) -> Direct {
-    let found = Found {
-        sources: sources.to_vec(),
-        threshold,
-        ..Found::default()
-    };
-    direct(book_answer::compose(query, &found, None, &prefs))
+/// The excerpt answer for an LLM plan's sources (when the proxy reports no upstream after the
+/// plan was made), shaped by the reader's `prefs` like every excerpt answer.
+pub fn extractive_answer(plan: &LlmPlan, prefs: Preferences) -> Direct {
+    direct(book_answer::compose(&plan.query, &plan.found, None, &prefs))
 }
 
 /// Confidence and suggestions once a streamed LLM answer is complete.
@@ -149,13 +136,14 @@ pub fn finish_llm(
     plan: &LlmPlan,
     prefs: Preferences,
 ) -> (Confidence, Vec<String>) {
-    let n = plan.sources.len();
-    let scores: Vec<f32> = plan.sources.iter().map(|s| s.score).collect();
+    let sources = &plan.found.sources;
+    let n = sources.len();
+    let scores: Vec<f32> = sources.iter().map(|s| s.score).collect();
     let coverage = prefs.citations.then(|| citations::coverage(answer, n));
-    let conf = confidence::assess(&scores, plan.threshold, coverage);
+    let conf = confidence::assess(&scores, plan.found.threshold, coverage);
     let cited: Vec<&str> = citations::cited(answer, n)
         .into_iter()
-        .filter_map(|c| plan.sources.get(c - 1).map(|s| s.url.as_str()))
+        .filter_map(|c| sources.get(c - 1).map(|s| s.url.as_str()))
         .collect();
     (conf, suggestions(question, &plan.found.related, &cited))
 }
@@ -170,17 +158,23 @@ mod tests {
         BookIndex::new(index, texts)
     }
 
-    #[test]
-    fn refusal_makes_no_llm_plan() {
-        let p = plan(
+    /// Plans `question` on the robot book with no page, history or preferences.
+    fn ask(question: &str, session_id: &str, llm: bool) -> Plan {
+        let page = PageContext::default();
+        plan(
             &retriever(),
-            "best pizza?",
-            &PageContext::default(),
+            question,
+            &page,
             &[],
             Preferences::default(),
-            "s",
-            true,
-        );
+            session_id,
+            llm,
+        )
+    }
+
+    #[test]
+    fn refusal_makes_no_llm_plan() {
+        let p = ask("best pizza?", "s", true);
         let Plan::Refuse(d) = p else { panic!("{p:?}") };
         // Nothing shares a word with the question: nothing to list, and the text says none is.
         assert!(d.sources.is_empty());
@@ -189,15 +183,7 @@ mod tests {
 
     #[test]
     fn extractive_without_llm() {
-        let p = plan(
-            &retriever(),
-            "What is a ROS node?",
-            &PageContext::default(),
-            &[],
-            Preferences::default(),
-            "s",
-            false,
-        );
+        let p = ask("What is a ROS node?", "s", false);
         let Plan::Extractive(d) = p else {
             panic!("{p:?}")
         };
@@ -223,15 +209,7 @@ mod tests {
                 None,
                 &Preferences::default(),
             );
-            let p = plan(
-                &retriever(),
-                q,
-                &PageContext::default(),
-                &[],
-                Preferences::default(),
-                "s",
-                false,
-            );
+            let p = ask(q, "s", false);
             let d = match p {
                 Plan::Refuse(d) | Plan::Extractive(d) => d,
                 Plan::Llm(_) => panic!("no LLM"),
@@ -244,17 +222,9 @@ mod tests {
 
     #[test]
     fn llm_plan_numbers_sources() {
-        let p = plan(
-            &retriever(),
-            "What is a ROS node?",
-            &PageContext::default(),
-            &[],
-            Preferences::default(),
-            "sid",
-            true,
-        );
+        let p = ask("What is a ROS node?", "sid", true);
         let Plan::Llm(l) = p else { panic!("{p:?}") };
-        assert!(!l.sources.is_empty());
+        assert!(!l.found.sources.is_empty());
         assert!(l.body.contains("\"session_id\":\"sid\""));
         let (conf, sugg) = finish_llm(
             "A node is a process in the graph of ROS [1].",
@@ -264,5 +234,13 @@ mod tests {
         );
         assert_ne!(conf, Confidence::Low);
         assert!(sugg.iter().all(|s| s.ends_with('?')));
+        // The excerpt fallback quotes the same numbered sources.
+        let d = extractive_answer(&l, Preferences::default());
+        assert!(d.markdown.contains("[1]"), "{}", d.markdown);
+        assert!(!d.sources.is_empty());
+        assert!(d
+            .sources
+            .iter()
+            .all(|s| l.found.sources.iter().any(|f| f.url == s.url)));
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! Where from: `--index DIR` (a folder holding `manifest.json`), `--site DIR` (every
 //! `manifest.json` of an index found in the built site, e.g. one per docs version) or
-//! `--index-url URL` (the folder's URL). Both asset formats are read: the binary index with its
-//! chunk-text file, and the development `chunks.json`.
+//! `--index-url URL` (the folder's URL). The manifest, the index and the chunk-text file are read
+//! with `book-retrieval`'s own readers, the ones the widget uses.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -12,7 +12,8 @@ use std::time::SystemTime;
 
 use book_prompt::text::{attr, label, neutralise};
 use book_retrieval::hash::content_hash;
-use serde::Deserialize;
+use book_retrieval::manifest::{asset_url, Manifest};
+use book_retrieval::{ChunkTexts, Index};
 use url::Url;
 
 /// Deepest folder level searched for manifests under `--site`.
@@ -57,21 +58,8 @@ pub enum BookError {
         reason: String,
     },
     /// `--site` holds no index.
-    #[error("no book index (manifest.json naming a chunks file) found under {0}")]
+    #[error("no book index (a valid manifest.json) found under {0}")]
     NoIndex(String),
-}
-
-/// The manifest fields the proxy needs (the widget reads the same file).
-#[derive(Debug, Deserialize)]
-struct Manifest {
-    content_hash: String,
-    files: Files,
-}
-
-#[derive(Debug, Deserialize)]
-struct Files {
-    index: String,
-    chunks: String,
 }
 
 /// One chunk as the prompt quotes it: attribute values and the neutralised text.
@@ -155,55 +143,32 @@ impl Book {
             .collect()
     }
 
-    /// Builds a book from the manifest and the two asset files' bytes.
-    fn from_assets(
-        manifest: &[u8],
-        index: impl FnOnce(&str) -> Result<Vec<u8>, BookError>,
-        chunks: impl FnOnce(&str) -> Result<Vec<u8>, BookError>,
-    ) -> Result<Self, BookError> {
-        let m: Manifest =
-            serde_json::from_slice(manifest).map_err(|e| corrupt("manifest.json", e))?;
-        for name in [&m.files.index, &m.files.chunks] {
-            // The widget's rule for the same file (book_retrieval::manifest).
-            if !book_retrieval::manifest::is_plain_file_name(name) {
-                return Err(BookError::Corrupt {
-                    what: "manifest.json".into(),
-                    reason: format!("unsafe file name {name:?}"),
-                });
-            }
-        }
-        let chunk_bytes = chunks(&m.files.chunks)?;
-        let list: Vec<(String, String, String)> = if m.files.chunks.ends_with(".json") {
-            let list: Vec<book_retrieval::Chunk> =
-                serde_json::from_slice(&chunk_bytes).map_err(|e| corrupt(&m.files.chunks, e))?;
-            list.into_iter()
-                .map(|c| {
-                    (
-                        label(&c.meta.chapter, c.meta.section.as_deref()),
-                        c.meta.url,
-                        c.text,
-                    )
-                })
-                .collect()
-        } else {
-            let index_bytes = index(&m.files.index)?;
-            let idx = book_retrieval::Index::from_bytes(&index_bytes, None)
-                .map_err(|e| corrupt(&m.files.index, e))?;
-            let texts =
-                book_retrieval::ChunkTexts::from_bytes(&chunk_bytes, &idx.content_hash, idx.len())
-                    .map_err(|e| corrupt(&m.files.chunks, e))?;
-            (0..idx.len() as u32)
-                .filter_map(|i| {
-                    let meta = idx.chunk(i)?;
-                    Some((
-                        label(&meta.chapter, meta.section.as_deref()),
-                        meta.url.clone(),
-                        texts.get(i)?.to_string(),
-                    ))
-                })
-                .collect()
-        };
-        Ok(Book::new(m.content_hash, list))
+    /// The book of a loaded index and its chunk texts; its content id is the index's content
+    /// hash, which the widget sends as `content_id` (the manifest repeats it).
+    pub fn from_index(index: &Index, texts: &ChunkTexts) -> Self {
+        let chunks = index
+            .meta
+            .chunks
+            .iter()
+            .zip(0u32..)
+            .filter_map(|(meta, i)| {
+                Some((
+                    label(&meta.chapter, meta.section.as_deref()),
+                    meta.url.clone(),
+                    texts.get(i)?.to_string(),
+                ))
+            })
+            .collect();
+        Self::new(index.content_hash.clone(), chunks)
+    }
+
+    /// Reads the index and chunk-text files the manifest names, with the core's readers (which
+    /// check that the texts belong to the index).
+    fn from_files(m: &Manifest, index: &[u8], chunks: &[u8]) -> Result<Self, BookError> {
+        let idx = Index::from_bytes(index, None).map_err(|e| corrupt(&m.files.index, e))?;
+        let texts = ChunkTexts::from_bytes(chunks, &idx.content_hash, idx.len())
+            .map_err(|e| corrupt(&m.files.chunks, e))?;
+        Ok(Self::from_index(&idx, &texts))
     }
 
     /// Loads the index in `dir` (which holds `manifest.json`).
@@ -215,23 +180,25 @@ impl Book {
                 source,
             })
         };
-        let manifest = read("manifest.json")?;
-        Self::from_assets(&manifest, read, read)
+        let m = parse_manifest(&read(MANIFEST)?)?;
+        Self::from_files(&m, &read(&m.files.index)?, &read(&m.files.chunks)?)
     }
 
     /// Downloads the index whose folder is at `base`.
     pub async fn load_url(client: &reqwest::Client, base: &Url) -> Result<Self, BookError> {
-        let manifest = fetch(client, base, "manifest.json").await?;
-        let m: Manifest =
-            serde_json::from_slice(&manifest).map_err(|e| corrupt("manifest.json", e))?;
+        let m = parse_manifest(&fetch(client, base, MANIFEST).await?)?;
+        let index = fetch(client, base, &m.files.index).await?;
         let chunks = fetch(client, base, &m.files.chunks).await?;
-        let index = if m.files.chunks.ends_with(".json") {
-            Vec::new()
-        } else {
-            fetch(client, base, &m.files.index).await?
-        };
-        Self::from_assets(&manifest, move |_| Ok(index), move |_| Ok(chunks))
+        Self::from_files(&m, &index, &chunks)
     }
+}
+
+/// The manifest's file name inside an index folder.
+const MANIFEST: &str = "manifest.json";
+
+/// Parses and checks a manifest with the core's rules (the widget's).
+fn parse_manifest(bytes: &[u8]) -> Result<Manifest, BookError> {
+    Manifest::parse(bytes).map_err(|e| corrupt(MANIFEST, e))
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> BookError {
@@ -241,21 +208,16 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> BookError {
     }
 }
 
+/// Downloads asset file `name` of the index folder at `base` (URL built by the widget's rule).
 async fn fetch(client: &reqwest::Client, base: &Url, name: &str) -> Result<Vec<u8>, BookError> {
-    let mut base = base.clone();
-    if !base.path().ends_with('/') {
-        base.set_path(&format!("{}/", base.path()));
-    }
-    let url = base.join(name).map_err(|e| BookError::Fetch {
-        url: name.to_string(),
-        reason: e.to_string(),
-    })?;
+    let url = asset_url(base.as_str(), name);
     let fail = |reason: String| BookError::Fetch {
-        url: url.to_string(),
+        url: url.clone(),
         reason,
     };
+    let parsed = Url::parse(&url).map_err(|e| fail(e.to_string()))?;
     let resp = client
-        .get(url.clone())
+        .get(parsed)
         .send()
         .await
         .map_err(|e| fail(e.to_string()))?;
@@ -269,12 +231,11 @@ async fn fetch(client: &reqwest::Client, base: &Url, name: &str) -> Result<Vec<u
         .to_vec())
 }
 
-/// The index folders under a built site: every folder whose `manifest.json` names a chunks file.
+/// The index folders under a built site: every folder whose `manifest.json` is a valid index manifest.
 pub fn find_index_dirs(site: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        let manifest = dir.join("manifest.json");
-        if let Ok(bytes) = std::fs::read(&manifest) {
-            if serde_json::from_slice::<Manifest>(&bytes).is_ok() {
+        if let Ok(bytes) = std::fs::read(dir.join(MANIFEST)) {
+            if Manifest::parse(&bytes).is_ok() {
                 out.push(dir.to_path_buf());
             }
         }
@@ -314,7 +275,7 @@ pub fn manifest_stamps(locations: &[IndexLocation]) -> Vec<(PathBuf, Option<Syst
             IndexLocation::Url(_) => Vec::new(),
         };
         for d in dirs {
-            let p = d.join("manifest.json");
+            let p = d.join(MANIFEST);
             let t = std::fs::metadata(&p).and_then(|m| m.modified()).ok();
             out.push((p, t));
         }
@@ -346,9 +307,193 @@ pub async fn load_all(
     Ok(books)
 }
 
+/// Books written with the core's writers, for the proxy's unit tests and `bench-load`, whose
+/// cases (a chunk longer than the prompt budget, one text on two pages) the shared tiny book
+/// (`book_retrieval::testing`) does not have.
+#[cfg(any(test, feature = "bench"))]
+pub mod written {
+    use std::path::Path;
+
+    use book_retrieval::bm25::{Bm25, Bm25Doc, Bm25Params};
+    use book_retrieval::index::{IndexMeta, PageInfo, SearchSettings};
+    use book_retrieval::manifest::{Manifest, ManifestFiles, MANIFEST_VERSION};
+    use book_retrieval::vectors::QuantizedVectors;
+    use book_retrieval::{ChunkMeta, ChunkTexts, Index};
+
+    use super::{BookError, MANIFEST};
+
+    /// One chunk: (chapter, section, url, text).
+    pub type TestChunk = (String, Option<String>, String, String);
+
+    /// Dimension of the (constant) vectors: the book is searched by BM25 only.
+    const DIM: usize = 4;
+
+    /// The asset files of a one-page book of `chunks`: `manifest.json`, the index and the chunk
+    /// texts, as (file name, bytes).
+    pub fn asset(chunks: &[TestChunk]) -> Result<Vec<(String, Vec<u8>)>, BookError> {
+        let fail = |e: &dyn std::fmt::Display| super::corrupt("test book", e);
+        let metas = chunks
+            .iter()
+            .enumerate()
+            .map(|(i, (chapter, section, url, _))| ChunkMeta {
+                id: format!("c{i}"),
+                module: "Book".into(),
+                chapter: chapter.clone(),
+                section: section.clone(),
+                headings: vec![chapter.clone()],
+                url: url.clone(),
+                path: "x.md".into(),
+                has_code: false,
+                page: 0,
+            })
+            .collect();
+        let docs: Vec<Bm25Doc> = chunks
+            .iter()
+            .map(|(chapter, section, _, text)| Bm25Doc {
+                body: text,
+                heading: section.as_deref().unwrap_or_default(),
+                titles: chapter,
+            })
+            .collect();
+        let index = Index {
+            model_id: "test-model".into(),
+            content_hash: String::new(),
+            meta: IndexMeta {
+                chunks: metas,
+                pages: vec![PageInfo {
+                    url: "/docs/".into(),
+                    title: "Book".into(),
+                    path: "x.md".into(),
+                    module: "Book".into(),
+                }],
+                settings: SearchSettings::default(),
+                book_title: "Book".into(),
+            },
+            vectors: QuantizedVectors::quantize(&vec![1.0; chunks.len() * DIM], DIM),
+            bm25: Bm25::build(&docs, Bm25Params::default()),
+            ann: None,
+        };
+        let index_bytes = index.to_bytes().map_err(|e| fail(&e))?;
+        let hash = Index::from_bytes(&index_bytes, None)
+            .map_err(|e| fail(&e))?
+            .content_hash;
+        let texts = chunks.iter().map(|c| c.3.clone()).collect();
+        let text_bytes = ChunkTexts::new(hash.clone(), texts)
+            .to_bytes()
+            .map_err(|e| fail(&e))?;
+        let files = ManifestFiles {
+            index: format!("index.{hash}.bin"),
+            chunks: format!("chunks.{hash}.bin"),
+            encoder: None,
+        };
+        let manifest = Manifest {
+            format_version: MANIFEST_VERSION,
+            model_id: index.model_id,
+            content_hash: hash,
+            dim: DIM,
+            chunks: chunks.len(),
+            files: files.clone(),
+            language: None,
+        };
+        let manifest = serde_json::to_vec_pretty(&manifest).map_err(|e| fail(&e))?;
+        Ok(vec![
+            (MANIFEST.to_string(), manifest),
+            (files.index, index_bytes),
+            (files.chunks, text_bytes),
+        ])
+    }
+
+    /// Writes the asset files of `chunks` into `dir`; returns the book's content id.
+    pub fn write(dir: &Path, chunks: &[TestChunk]) -> Result<String, BookError> {
+        for (name, bytes) in &asset(chunks)? {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).map_err(|source| BookError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
+        }
+        Ok(super::Book::load_dir(dir)?.content_id)
+    }
+
+    /// The book of `chunks`, written by the core's writers and read back by the proxy's loader.
+    #[cfg(test)]
+    pub fn book(chunks: &[TestChunk]) -> super::Book {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), chunks).unwrap();
+        super::Book::load_dir(dir.path()).unwrap()
+    }
+
+    /// A fresh folder holding the shared tiny book's asset files (`book_retrieval::testing`).
+    #[cfg(test)]
+    pub fn tiny_dir() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let a = book_retrieval::testing::asset();
+        let names = [&a.manifest.files.index, &a.manifest.files.chunks];
+        for name in names.into_iter().map(String::as_str).chain([MANIFEST]) {
+            std::fs::write(dir.path().join(name), a.file(name).unwrap()).unwrap();
+        }
+        dir
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::written::tiny_dir;
     use super::*;
+    use book_retrieval::testing;
+
+    #[test]
+    fn loads_the_real_asset() {
+        let dir = tiny_dir();
+        let b = Book::load_dir(dir.path()).unwrap();
+        assert_eq!(b.content_id, testing::asset().manifest.content_hash);
+        assert_eq!(b.chunks.len(), testing::CHUNK_COUNT);
+        let c = &testing::CHUNKS[1];
+        let quoted = neutralise(c.text);
+        let found: Vec<_> = b.with_text(&quoted).collect();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].url, c.url());
+        assert_eq!(found[0].label, "Nodes and Topics › Services");
+        assert_eq!(find_index_dirs(dir.path()), vec![dir.path().to_path_buf()]);
+    }
+
+    #[test]
+    fn a_damaged_asset_is_an_error() {
+        let dir = tiny_dir();
+        let a = testing::asset();
+        let m = dir.path().join(MANIFEST);
+        let good = std::fs::read(&m).unwrap();
+        // A manifest pointing outside its folder, one of another version, and texts of another index.
+        for (from, to) in [
+            (a.manifest.files.chunks.clone(), "../chunks.bin".to_string()),
+            (
+                "\"format_version\": 1".into(),
+                "\"format_version\": 9".into(),
+            ),
+        ] {
+            let bad = String::from_utf8(good.clone()).unwrap().replace(&from, &to);
+            assert_ne!(bad.as_bytes(), &good[..], "{from}");
+            std::fs::write(&m, bad).unwrap();
+            assert!(matches!(
+                Book::load_dir(dir.path()),
+                Err(BookError::Corrupt { .. })
+            ));
+            assert!(find_index_dirs(dir.path()).is_empty());
+        }
+        std::fs::write(&m, &good).unwrap();
+        let other = ChunkTexts::new("0".repeat(64), vec![String::new(); testing::CHUNK_COUNT]);
+        let chunks = dir.path().join(&a.manifest.files.chunks);
+        std::fs::write(&chunks, other.to_bytes().unwrap()).unwrap();
+        assert!(matches!(
+            Book::load_dir(dir.path()),
+            Err(BookError::Corrupt { .. })
+        ));
+        std::fs::remove_file(&chunks).unwrap();
+        assert!(matches!(
+            Book::load_dir(dir.path()),
+            Err(BookError::Io { .. })
+        ));
+    }
 
     #[test]
     fn finds_by_text_and_place() {

@@ -103,6 +103,23 @@ pub async fn read_body(body: Body, headers: &HeaderMap, limit: usize) -> Result<
     })
 }
 
+/// Rate-limits the client (its address per `--trusted-proxies`; 429), then reads its body of at
+/// most `limit` bytes (413/400): the first steps of every POST handler.
+pub async fn client_body(
+    state: &AppState,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+) -> Result<Bytes, ApiError> {
+    let client = state.trusted_proxies.client_ip(peer.ip(), headers);
+    state
+        .limiter
+        .check(client)
+        .map_err(ApiError::rate_limited)?;
+    read_body(body, headers, limit).await
+}
+
 /// The handler. Order: no model → 503; per-client rate limit (client address per
 /// `--trusted-proxies`) → 429; body → 413/400; book guard → 400/409; global budget → 429/503;
 /// concurrency cap → 503; then the upstream. Nothing refused reaches the upstream.
@@ -115,12 +132,7 @@ pub async fn chat(
     let Some(upstream) = &state.upstream else {
         return Err(ApiError::no_upstream());
     };
-    let client = state.trusted_proxies.client_ip(peer.ip(), &headers);
-    state
-        .limiter
-        .check(client)
-        .map_err(ApiError::rate_limited)?;
-    let bytes = read_body(body, &headers, state.limits.max_body_bytes).await?;
+    let bytes = client_body(&state, peer, &headers, body, state.limits.max_body_bytes).await?;
     let req = parse_request(&bytes)?;
     state.guard.check(&req).map_err(refusal_error)?;
     state.budget.admit().map_err(|e| {

@@ -143,7 +143,7 @@ pub struct ServeArgs {
     pub store_questions: bool,
 
     /// Serve this folder (the built book) at / on the same port. Its book indexes (every folder
-    /// with a manifest.json naming a chunks file) are also what chat requests are checked against.
+    /// with a valid index manifest.json) are also what chat requests are checked against.
     #[arg(long, env = "PROXY_SITE", value_name = "DIR")]
     pub site: Option<PathBuf>,
 
@@ -419,8 +419,7 @@ mod tests {
 
     #[test]
     fn full_upstream_config() {
-        let book = tempfile::tempdir().unwrap();
-        crate::guard::testing::write_tiny_book(book.path(), "h").unwrap();
+        let book = crate::book::written::tiny_dir();
         let cli = parse(&[
             "--index",
             book.path().to_str().unwrap(),

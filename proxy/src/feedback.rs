@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rusqlite::{params, Connection};
 
-use crate::chat::read_body;
+use crate::chat::client_body;
 use crate::error::ApiError;
 use crate::AppState;
 
@@ -335,12 +335,7 @@ pub async fn feedback(
     let Some(store) = state.feedback.clone() else {
         return Err(ApiError::feedback_disabled());
     };
-    let client = state.trusted_proxies.client_ip(peer.ip(), &headers);
-    state
-        .limiter
-        .check(client)
-        .map_err(ApiError::rate_limited)?;
-    let bytes = read_body(body, &headers, MAX_BODY).await?;
+    let bytes = client_body(&state, peer, &headers, body, MAX_BODY).await?;
     let req: FeedbackRequest = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::bad_request(format!("invalid feedback body: {e}")))?;
     let row = store.to_row(req)?;

@@ -355,14 +355,16 @@ impl Guard {
     }
 }
 
-/// A tiny book for tests (also used by the integration and abuse suites through
-/// [`testing::write_tiny_book`]): short chunks, one with fence look-alikes, one longer than the
-/// prompt budget (so the widget cuts it) and two chunks with the same text on different pages.
-pub mod testing {
-    use std::path::Path;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::book::written::{self, TestChunk};
+    use book_prompt::text::label;
+    use book_prompt::ChatMessage;
 
-    /// The chunks: (chapter, section, url, text).
-    pub fn tiny_chunks() -> Vec<(String, Option<String>, String, String)> {
+    /// A tiny book: short chunks, one with fence look-alikes, one longer than the prompt budget
+    /// (so the widget cuts it) and two chunks with the same text on different pages.
+    fn tiny_chunks() -> Vec<TestChunk> {
         let long =
             "A launch file starts several nodes at once and sets their parameters. ".repeat(300);
         vec![
@@ -376,49 +378,18 @@ pub mod testing {
         ]
     }
 
-    /// Writes the tiny book as a development index (`manifest.json` + `chunks.json`) into `dir`;
-    /// returns its content id.
-    pub fn write_tiny_book(dir: &Path, content_id: &str) -> std::io::Result<()> {
-        let chunks: Vec<serde_json::Value> = tiny_chunks()
-            .into_iter()
-            .enumerate()
-            .map(|(i, (chapter, section, url, text))| {
-                serde_json::json!({
-                    "id": format!("c{i}"), "module": "Book", "chapter": chapter,
-                    "section": section, "headings": [], "url": url, "path": "x.md",
-                    "has_code": false, "page": i, "text": text
-                })
-            })
-            .collect();
-        std::fs::write(dir.join("chunks.json"), serde_json::to_vec(&chunks)?)?;
-        let manifest = serde_json::json!({
-            "format_version": 1, "content_hash": content_id,
-            "files": {"index": "index.json", "chunks": "chunks.json"}, "threshold": 1.0
-        });
-        std::fs::write(dir.join("manifest.json"), serde_json::to_vec(&manifest)?)?;
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use book_prompt::text::label;
-    use book_prompt::ChatMessage;
-
-    const ID: &str = "tinyhash";
-
+    /// The tiny book, written and loaded with the real asset format.
     fn book() -> Book {
-        Book::new(
-            ID.into(),
-            testing::tiny_chunks()
-                .into_iter()
-                .map(|(c, s, u, t)| (label(&c, s.as_deref()), u, t))
-                .collect(),
-        )
+        written::book(&tiny_chunks())
     }
 
-    fn sources(chunks: &[(String, Option<String>, String, String)]) -> Vec<PromptSource<'_>> {
+    /// Its content id (the index's content hash).
+    fn id() -> String {
+        static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        ID.get_or_init(|| book().content_id).clone()
+    }
+
+    fn sources(chunks: &[TestChunk]) -> Vec<PromptSource<'_>> {
         chunks
             .iter()
             .map(|(c, s, u, t)| PromptSource {
@@ -434,7 +405,7 @@ mod tests {
             messages,
             stream: true,
             session_id: Some("s".into()),
-            content_id: Some(ID.into()),
+            content_id: Some(id()),
         }
     }
 
@@ -470,7 +441,7 @@ mod tests {
     #[test]
     fn every_request_the_widget_builds_passes() {
         let lib = Library::new(vec![book()]);
-        let chunks = testing::tiny_chunks();
+        let chunks = tiny_chunks();
         let all = sources(&chunks);
         // Orders the widget can produce: one source, several, the long one first (cut) or later (dropped).
         let orders: Vec<Vec<PromptSource<'_>>> = vec![
@@ -507,7 +478,7 @@ mod tests {
     #[test]
     fn anything_else_is_refused_with_its_part() {
         let lib = Library::new(vec![book()]);
-        let chunks = testing::tiny_chunks();
+        let chunks = tiny_chunks();
         let all = sources(&chunks);
         let good = widget_request(Preferences::default(), &all[..2], None, &[]);
         assert_eq!(lib.check(&good), Ok(()));
@@ -599,9 +570,9 @@ mod tests {
     #[test]
     fn reload_swaps_the_book() {
         let g = Guard::new(vec![book()]);
-        assert_eq!(g.library().content_ids(), vec![ID.to_string()]);
+        assert_eq!(g.library().content_ids(), vec![id()]);
         g.replace(vec![Book::new("new".into(), vec![])]);
-        let chunks = testing::tiny_chunks();
+        let chunks = tiny_chunks();
         let req = widget_request(Preferences::default(), &sources(&chunks)[..1], None, &[]);
         assert_eq!(g.check(&req), Err(Refusal::BookUpdated));
     }

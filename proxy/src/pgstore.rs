@@ -2,7 +2,7 @@
 //! for several proxy instances behind one load balancer. The table is created on start.
 
 use crate::feedback::{question_key, Row};
-use crate::report::{DayCount, QuestionRow, ReportData, DAYS};
+use crate::report::{Collected, DayCount, QuestionRow, ReportData, Totals, DAYS};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS feedback (
@@ -110,27 +110,7 @@ impl PgStore {
         let rows = self.client.query(&sql, &[&i64::from(limit)]).await?;
         Ok(rows
             .iter()
-            .map(|r| {
-                let mut sources: Vec<String> = Vec::new();
-                let urls: Option<String> = r.get(2);
-                for part in urls.unwrap_or_default().split('\u{1f}') {
-                    for u in serde_json::from_str::<Vec<String>>(part).unwrap_or_default() {
-                        if !sources.contains(&u) && sources.len() < 5 {
-                            sources.push(u);
-                        }
-                    }
-                }
-                let q: Option<String> = r.get(1);
-                QuestionRow {
-                    count: r.get(0),
-                    question: q
-                        .unwrap_or_default()
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    sources,
-                }
-            })
+            .map(|r| QuestionRow::from_group(r.get(0), r.get(1), r.get(2)))
             .collect())
     }
 
@@ -148,8 +128,13 @@ impl PgStore {
                 &[],
             )
             .await?;
-        let (total, up, down, refused, with_question): (i64, i64, i64, i64, i64) =
-            (t.get(0), t.get(1), t.get(2), t.get(3), t.get(4));
+        let totals = Totals {
+            total: t.get(0),
+            up: t.get(1),
+            down: t.get(2),
+            refused: t.get(3),
+            with_question: t.get(4),
+        };
         let days = self
             .client
             .query(
@@ -159,7 +144,7 @@ impl PgStore {
                 &[&DAYS],
             )
             .await?;
-        let mut per_day: Vec<DayCount> = days
+        let days_newest_first: Vec<DayCount> = days
             .iter()
             .map(|r| DayCount {
                 day: r.get(0),
@@ -167,17 +152,11 @@ impl PgStore {
                 refused: r.get(2),
             })
             .collect();
-        per_day.reverse();
-        Ok(ReportData {
-            total,
-            up,
-            down,
-            refused,
-            with_question,
-            refusal_rate: crate::report::share(refused, total),
-            per_day,
+        Ok(ReportData::assemble(Collected {
+            totals,
+            days_newest_first,
             most_refused: self.questions("refused", limit).await?,
             most_down: self.questions("rating = 'down'", limit).await?,
-        })
+        }))
     }
 }

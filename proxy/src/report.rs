@@ -60,6 +60,87 @@ pub struct QuestionRow {
     pub sources: Vec<String>,
 }
 
+/// The counts over every feedback row, as both stores read them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    /// Feedback rows.
+    pub total: i64,
+    /// Rated up.
+    pub up: i64,
+    /// Rated down.
+    pub down: i64,
+    /// Refused questions.
+    pub refused: i64,
+    /// Rows whose question text is stored.
+    pub with_question: i64,
+}
+
+/// What a store reads for the report, before the shared assembly step ([`ReportData::assemble`]).
+#[derive(Debug, Clone)]
+pub struct Collected {
+    /// The counts.
+    pub totals: Totals,
+    /// The last [`DAYS`] days with feedback, newest first (as `ORDER BY day DESC LIMIT` reads them).
+    pub days_newest_first: Vec<DayCount>,
+    /// The most often refused questions.
+    pub most_refused: Vec<QuestionRow>,
+    /// The questions most often rated down.
+    pub most_down: Vec<QuestionRow>,
+}
+
+impl ReportData {
+    /// The report from what either store read (SQLite here, PostgreSQL in `pgstore`).
+    pub fn assemble(c: Collected) -> Self {
+        let Totals {
+            total,
+            up,
+            down,
+            refused,
+            with_question,
+        } = c.totals;
+        let mut per_day = c.days_newest_first;
+        per_day.reverse();
+        Self {
+            total,
+            up,
+            down,
+            refused,
+            with_question,
+            refusal_rate: share(refused, total),
+            per_day,
+            most_refused: c.most_refused,
+            most_down: c.most_down,
+        }
+    }
+}
+
+/// Separator between the `cited_urls` JSON arrays a store concatenates for one question group.
+pub const CITED_SEPARATOR: char = '\u{1f}';
+
+/// Cited pages shown per question.
+const SOURCES_PER_QUESTION: usize = 5;
+
+impl QuestionRow {
+    /// One question group as a store reads it: its count, one stored wording and its rows'
+    /// `cited_urls` arrays joined by [`CITED_SEPARATOR`].
+    pub fn from_group(count: i64, question: Option<String>, cited: Option<String>) -> Self {
+        let mut sources: Vec<String> = Vec::new();
+        for part in cited.unwrap_or_default().split(CITED_SEPARATOR) {
+            for u in serde_json::from_str::<Vec<String>>(part).unwrap_or_default() {
+                if !sources.contains(&u) && sources.len() < SOURCES_PER_QUESTION {
+                    sources.push(u);
+                }
+            }
+        }
+        let question = question.unwrap_or_default();
+        Self {
+            count,
+            question: question.split_whitespace().collect::<Vec<_>>().join(" "),
+            sources,
+        }
+    }
+}
+
 fn question_rows(
     conn: &Connection,
     filter: &str,
@@ -73,21 +154,7 @@ fn question_rows(
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt
         .query_map([limit], |r| {
-            let urls: Option<String> = r.get(3)?;
-            let mut sources: Vec<String> = Vec::new();
-            for part in urls.unwrap_or_default().split('\u{1f}') {
-                for u in serde_json::from_str::<Vec<String>>(part).unwrap_or_default() {
-                    if !sources.contains(&u) && sources.len() < 5 {
-                        sources.push(u);
-                    }
-                }
-            }
-            let q: String = r.get::<_, Option<String>>(2)?.unwrap_or_default();
-            Ok(QuestionRow {
-                count: r.get(1)?,
-                question: q.split_whitespace().collect::<Vec<_>>().join(" "),
-                sources,
-            })
+            Ok(QuestionRow::from_group(r.get(1)?, r.get(2)?, r.get(3)?))
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
@@ -95,7 +162,7 @@ fn question_rows(
 
 /// Reads the report's figures from an open feedback database.
 pub fn collect(conn: &Connection, limit: u32) -> Result<ReportData, StoreError> {
-    let (total, up, down, refused, with_question): (i64, i64, i64, i64, i64) = conn.query_row(
+    let totals = conn.query_row(
         "SELECT COUNT(*),
                 COALESCE(SUM(rating = 'up'), 0),
                 COALESCE(SUM(rating = 'down'), 0),
@@ -103,13 +170,21 @@ pub fn collect(conn: &Connection, limit: u32) -> Result<ReportData, StoreError> 
                 COALESCE(SUM(question IS NOT NULL), 0)
          FROM feedback",
         [],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        |r| {
+            Ok(Totals {
+                total: r.get(0)?,
+                up: r.get(1)?,
+                down: r.get(2)?,
+                refused: r.get(3)?,
+                with_question: r.get(4)?,
+            })
+        },
     )?;
     let mut stmt = conn.prepare(
         "SELECT date(created_at, 'unixepoch') AS d, COUNT(*), COALESCE(SUM(refused), 0)
          FROM feedback GROUP BY d ORDER BY d DESC LIMIT ?1",
     )?;
-    let mut per_day = stmt
+    let days_newest_first = stmt
         .query_map([DAYS], |r| {
             Ok(DayCount {
                 day: r.get(0)?,
@@ -118,18 +193,12 @@ pub fn collect(conn: &Connection, limit: u32) -> Result<ReportData, StoreError> 
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
-    per_day.reverse();
-    Ok(ReportData {
-        total,
-        up,
-        down,
-        refused,
-        with_question,
-        refusal_rate: share(refused, total),
-        per_day,
+    Ok(ReportData::assemble(Collected {
+        totals,
+        days_newest_first,
         most_refused: question_rows(conn, "refused = 1", limit)?,
         most_down: question_rows(conn, "rating = 'down'", limit)?,
-    })
+    }))
 }
 
 /// Opens the database at `db` read-only and collects the report.

@@ -10,8 +10,7 @@ use support::*;
 
 #[tokio::test]
 async fn ok_stream_is_relayed_with_done_and_settings_imposed() {
-    let stub = stub(Scenario::Ok, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
+    let (stub, proxy) = stubbed(Scenario::Ok, Duration::ZERO).await;
     let resp = post_chat(&proxy, &chat_body(true)).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["content-type"], "text/event-stream");
@@ -44,8 +43,7 @@ async fn ok_stream_is_relayed_with_done_and_settings_imposed() {
 
 #[tokio::test]
 async fn non_stream_is_json_passthrough() {
-    let stub = stub(Scenario::Ok, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
+    let (stub, proxy) = stubbed(Scenario::Ok, Duration::ZERO).await;
     let resp = post_chat(&proxy, &chat_body(false)).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["content-type"], "application/json");
@@ -59,8 +57,7 @@ async fn non_stream_is_json_passthrough() {
 #[tokio::test]
 async fn slow_stream_arrives_incrementally() {
     let delay = Duration::from_millis(150);
-    let stub = stub(Scenario::Slow, delay).await;
-    let proxy = start(config_for(&stub.base_url())).await;
+    let (_stub, proxy) = stubbed(Scenario::Slow, delay).await;
     let t0 = Instant::now();
     let resp = post_chat(&proxy, &chat_body(true)).await;
     assert_eq!(resp.status(), 200);
@@ -92,8 +89,7 @@ async fn slow_stream_arrives_incrementally() {
 
 #[tokio::test]
 async fn upstream_500_is_502_with_scrubbed_message() {
-    let stub = stub(Scenario::Error500, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
+    let (_stub, proxy) = stubbed(Scenario::Error500, Duration::ZERO).await;
     let v = expect_error(
         post_chat(&proxy, &chat_body(true)).await,
         502,
@@ -114,8 +110,7 @@ async fn upstream_500_is_502_with_scrubbed_message() {
 
 #[tokio::test]
 async fn upstream_429_is_429_with_retry_after() {
-    let stub = stub(Scenario::RateLimited, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
+    let (_stub, proxy) = stubbed(Scenario::RateLimited, Duration::ZERO).await;
     let resp = post_chat(&proxy, &chat_body(true)).await;
     assert_eq!(resp.headers()["retry-after"], "7");
     expect_error(resp, 429, "upstream_rate_limited").await;
@@ -124,8 +119,7 @@ async fn upstream_429_is_429_with_retry_after() {
 
 #[tokio::test]
 async fn hanging_upstream_is_504_after_first_byte_timeout() {
-    let stub = stub(Scenario::Hang, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
+    let (_stub, proxy) = stubbed(Scenario::Hang, Duration::ZERO).await;
     let t0 = Instant::now();
     let resp = post_chat(&proxy, &chat_body(true)).await;
     let took = t0.elapsed();
@@ -139,11 +133,8 @@ async fn hanging_upstream_is_504_after_first_byte_timeout() {
 
 #[tokio::test]
 async fn stall_after_first_chunk_ends_with_timeout_event() {
-    let stub = stub(Scenario::Stall, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
-    let evs = events(&text(resp).await);
+    let (_stub, proxy) = stubbed(Scenario::Stall, Duration::ZERO).await;
+    let evs = events(&chat_stream(&proxy).await);
     assert!(evs.len() >= 2);
     let (code, _) = error_event(&evs).expect("error event");
     assert_eq!(code, "upstream_timeout");
@@ -156,9 +147,7 @@ async fn total_timeout_ends_slow_stream_with_event() {
     let mut cfg = config_for(&stub.base_url());
     cfg.timeouts.total = Duration::from_millis(700);
     let proxy = start(cfg).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
-    let evs = events(&text(resp).await);
+    let evs = events(&chat_stream(&proxy).await);
     let (code, msg) = error_event(&evs).expect("error event");
     assert_eq!(code, "upstream_timeout");
     assert!(msg.contains("longer than"), "{msg}");
@@ -167,12 +156,9 @@ async fn total_timeout_ends_slow_stream_with_event() {
 
 #[tokio::test]
 async fn drop_mid_stream_ends_with_error_event() {
-    let stub = stub(Scenario::Drop, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
+    let (_stub, proxy) = stubbed(Scenario::Drop, Duration::ZERO).await;
     // The proxy ends its own stream cleanly: the client reads a complete body.
-    let body = text(resp).await;
+    let body = chat_stream(&proxy).await;
     let evs = events(&body);
     assert_eq!(content(&evs), "Hello");
     let (code, msg) = error_event(&evs).expect("error event");
@@ -187,11 +173,8 @@ async fn drop_mid_stream_ends_with_error_event() {
 
 #[tokio::test]
 async fn malformed_chunk_is_flagged_and_ends_stream() {
-    let stub = stub(Scenario::Malformed, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
-    let body = text(resp).await;
+    let (_stub, proxy) = stubbed(Scenario::Malformed, Duration::ZERO).await;
+    let body = chat_stream(&proxy).await;
     let evs = events(&body);
     // The good chunks before it arrive; the bad one and everything after do not.
     assert_eq!(content(&evs), "Hello");
@@ -203,9 +186,8 @@ async fn malformed_chunk_is_flagged_and_ends_stream() {
 
 #[tokio::test]
 async fn stream_without_done_gets_error_event() {
-    let stub = stub(Scenario::NoDone, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
-    let evs = events(&text(post_chat(&proxy, &chat_body(true)).await).await);
+    let (_stub, proxy) = stubbed(Scenario::NoDone, Duration::ZERO).await;
+    let evs = events(&chat_stream(&proxy).await);
     assert_eq!(content(&evs), "Hello, world!");
     assert_eq!(error_event(&evs).unwrap().0, "upstream_stream");
     proxy.stop().await;
@@ -213,9 +195,8 @@ async fn stream_without_done_gets_error_event() {
 
 #[tokio::test]
 async fn in_band_error_becomes_error_event() {
-    let stub = stub(Scenario::ErrorEvent, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
-    let evs = events(&text(post_chat(&proxy, &chat_body(true)).await).await);
+    let (_stub, proxy) = stubbed(Scenario::ErrorEvent, Duration::ZERO).await;
+    let evs = events(&chat_stream(&proxy).await);
     let (code, msg) = error_event(&evs).unwrap();
     assert_eq!(code, "upstream_error");
     assert_eq!(msg, "model overloaded");
@@ -269,11 +250,8 @@ async fn no_key_configured_sends_no_authorization() {
 
 #[tokio::test]
 async fn cite_scenario_streams_the_browser_tests_answer() {
-    let stub = stub(Scenario::Cite, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
-    let resp = post_chat(&proxy, &chat_body(true)).await;
-    assert_eq!(resp.status(), 200);
-    let evs = events(&text(resp).await);
+    let (_stub, proxy) = stubbed(Scenario::Cite, Duration::ZERO).await;
+    let evs = events(&chat_stream(&proxy).await);
     assert_eq!(content(&evs), proxy::stub::CITE_ANSWER.concat());
     assert!(content(&evs).contains("[1]") && content(&evs).contains("[2]"));
     proxy.stop().await;

@@ -49,15 +49,7 @@ async fn rows_are_written_read_back_and_survive_restart() {
         "bad_request",
     )
     .await;
-    let h: Value = serde_json::from_str(
-        &text(
-            within(client().get(proxy.url("/api/health")).send())
-                .await
-                .unwrap(),
-        )
-        .await,
-    )
-    .unwrap();
+    let h: Value = get_json(&proxy, "/api/health").await;
     assert_eq!(h["feedback"], true);
     proxy.stop().await;
 

@@ -11,8 +11,7 @@ use support::*;
 
 #[tokio::test]
 async fn body_over_64k_is_413() {
-    let stub = stub(Scenario::Ok, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
+    let (stub, proxy) = stubbed(Scenario::Ok, Duration::ZERO).await;
     let big =
         json!({"messages": [{"role": "user", "content": "x".repeat(70_000)}], "stream": true});
     expect_error(post_chat(&proxy, &big).await, 413, "too_large").await;
@@ -37,15 +36,14 @@ async fn body_over_64k_is_413() {
 
 #[tokio::test]
 async fn requests_not_from_the_widget_are_400() {
-    let stub = stub(Scenario::Ok, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
+    let (stub, proxy) = stubbed(Scenario::Ok, Duration::ZERO).await;
     let many: Vec<Value> = (0..40)
         .map(|_| json!({"role": "user", "content": "hi"}))
         .collect();
     let v = expect_error(
         post_chat(
             &proxy,
-            &json!({"messages": many, "stream": true, "content_id": BOOK_ID}),
+            &json!({"messages": many, "stream": true, "content_id": book_id()}),
         )
         .await,
         400,
@@ -69,7 +67,7 @@ async fn requests_not_from_the_widget_are_400() {
     .unwrap();
     expect_error(not_json, 400, "bad_request").await;
     expect_error(
-        post_chat(&proxy, &json!({"messages": [], "content_id": BOOK_ID})).await,
+        post_chat(&proxy, &json!({"messages": [], "content_id": book_id()})).await,
         400,
         "not_book_grounded",
     )
@@ -86,15 +84,7 @@ async fn requests_not_from_the_widget_are_400() {
 #[tokio::test]
 async fn health_and_no_upstream_503() {
     let proxy = start(proxy::Config::default()).await;
-    let h: Value = serde_json::from_str(
-        &text(
-            within(client().get(proxy.url("/api/health")).send())
-                .await
-                .unwrap(),
-        )
-        .await,
-    )
-    .unwrap();
+    let h: Value = get_json(&proxy, "/api/health").await;
     assert_eq!(h["upstream"], "none");
     assert_eq!(h["model"], Value::Null);
     expect_error(
@@ -105,14 +95,8 @@ async fn health_and_no_upstream_503() {
     .await;
     proxy.stop().await;
 
-    let stub = stub(Scenario::Ok, Duration::ZERO).await;
-    let proxy = start(config_for(&stub.base_url())).await;
-    let body = text(
-        within(client().get(proxy.url("/api/health")).send())
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_stub, proxy) = stubbed(Scenario::Ok, Duration::ZERO).await;
+    let body = text(get(&proxy, "/api/health").await).await;
     let h: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(h["upstream"], "configured");
     assert_eq!(h["model"], MODEL);
@@ -123,13 +107,9 @@ async fn health_and_no_upstream_503() {
 #[tokio::test]
 async fn unknown_api_path_and_method_are_json() {
     let proxy = start(proxy::Config::default()).await;
-    let resp = within(client().get(proxy.url("/api/nope")).send())
-        .await
-        .unwrap();
+    let resp = get(&proxy, "/api/nope").await;
     expect_error(resp, 404, "not_found").await;
-    let resp = within(client().get(proxy.url("/api/chat")).send())
-        .await
-        .unwrap();
+    let resp = get(&proxy, "/api/chat").await;
     expect_error(resp, 405, "method_not_allowed").await;
     proxy.stop().await;
 }
@@ -156,9 +136,7 @@ async fn rate_limit_gives_429_with_retry_after() {
     expect_error(resp, 429, "rate_limited").await;
     assert_eq!(stub.recorded().len(), 3);
     // Health is not rate limited.
-    let h = within(client().get(proxy.url("/api/health")).send())
-        .await
-        .unwrap();
+    let h = get(&proxy, "/api/health").await;
     assert_eq!(h.status(), 200);
     proxy.stop().await;
 }

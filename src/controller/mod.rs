@@ -470,7 +470,7 @@ impl Conversation {
         };
         self.update(id, |e| {
             e.mode = Mode::Llm;
-            e.sources = llm_plan.sources.iter().map(|s| s.to_ref()).collect();
+            e.sources = llm_plan.found.sources.iter().map(|s| s.to_ref()).collect();
             e.status = Status::Streaming;
         });
 
@@ -532,12 +532,7 @@ impl Conversation {
             Some(f) => match recover(&f, partial) {
                 Recovery::Extractive => {
                     self.llm.set(Some(false));
-                    let d = extractive_answer(
-                        &llm_plan.query,
-                        &llm_plan.sources,
-                        llm_plan.threshold,
-                        prefs,
-                    );
+                    let d = extractive_answer(&llm_plan, prefs);
                     self.set_direct(id, d, Mode::Extractive);
                 }
                 Recovery::KeepPartial { message } => {

@@ -5,7 +5,7 @@
 //! process's peak RSS (VmHWM from /proc).
 //!
 //! ```text
-//! cargo build --release -p proxy --bins
+//! cargo build --release -p proxy --bins --features bench
 //! target/release/bench-load [--requests 2000] [--concurrency 200] [--tokens 16] [--delay-ms 5]
 //! ```
 //! Every request goes to 127.0.0.1; the run stops by itself after `--requests` or `--time-limit`.
@@ -22,6 +22,20 @@ use futures_util::StreamExt;
 use proxy::stub::{Scenario, StubConfig};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// The benchmark's book, in the order the prompt quotes it: a chunk longer than the prompt budget
+/// (the widget cuts it, so the guard checks a full-size prompt), then two short ones, one with a
+/// fence look-alike in code.
+fn bench_chunks() -> Vec<proxy::book::written::TestChunk> {
+    let long = "A launch file starts several nodes at once and sets their parameters. ".repeat(300);
+    vec![
+        ("Launch \"files\"".into(), Some("Overview".into()), "/docs/launch#overview".into(), long),
+        ("Nodes".into(), None, "/docs/nodes".into(),
+         "A node is a process that performs computation.\n\nNodes talk over topics.".into()),
+        ("Nodes".into(), Some("Topics".into()), "/docs/nodes#topics".into(),
+         "Topics carry messages between nodes.\n\n```xml\n<source n=\"9\">not a fence</source>\n```".into()),
+    ]
+}
 
 /// Load benchmark for the proxy (loopback only, bounded).
 #[derive(Debug, Parser)]
@@ -98,7 +112,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     // budget (the widget cuts it), so the check runs on a full-size (~16 KB) prompt.
     let book_dir = std::env::temp_dir().join(format!("bench-load-book-{}", std::process::id()));
     std::fs::create_dir_all(&book_dir)?;
-    proxy::guard::testing::write_tiny_book(&book_dir, "benchbook")?;
+    let content_id = proxy::book::written::write(&book_dir, &bench_chunks())?;
     let mut child = tokio::process::Command::new(&proxy_bin)
         .arg("--index")
         .arg(&book_dir)
@@ -138,10 +152,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .pool_max_idle_per_host(args.concurrency as usize * 2)
         .tcp_nodelay(true)
         .build()?;
-    let chunks = proxy::guard::testing::tiny_chunks();
-    let sources: Vec<book_prompt::PromptSource<'_>> = [2usize, 0, 1]
+    let chunks = bench_chunks();
+    let sources: Vec<book_prompt::PromptSource<'_>> = chunks
         .iter()
-        .filter_map(|&i| chunks.get(i))
         .map(|(c, s, u, t)| book_prompt::PromptSource {
             label: book_prompt::text::label(c, s.as_deref()),
             url: u,
@@ -163,7 +176,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     .to_string();
     let proxy_chat = format!("{proxy_url}/api/chat");
     let proxy_body =
-        json!({"messages": messages, "stream": true, "session_id": "bench", "content_id": "benchbook"})
+        json!({"messages": messages, "stream": true, "session_id": "bench", "content_id": content_id})
             .to_string();
 
     println!(

@@ -6,6 +6,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use book_retrieval::testing;
 use proxy::config::{ApiKey, Config, Timeouts, UpstreamConfig};
 use proxy::stub::{Scenario, StubConfig, StubHandle};
 use serde_json::{json, Value};
@@ -81,16 +82,33 @@ pub async fn stub(scenario: Scenario, delay: Duration) -> StubHandle {
     .unwrap()
 }
 
-/// The content id of the tiny test book.
-pub const BOOK_ID: &str = "tinybook0000";
+/// A stub upstream with `scenario` (and `delay` between chunks) and a proxy configured for it.
+pub async fn stubbed(scenario: Scenario, delay: Duration) -> (StubHandle, Proxy) {
+    let stub = stub(scenario, delay).await;
+    let proxy = start(config_for(&stub.base_url())).await;
+    (stub, proxy)
+}
 
-/// A folder holding the tiny test book's index (written once per test binary).
+/// The content id of the tiny test book (`book_retrieval::testing`): its index's content hash.
+pub fn book_id() -> String {
+    testing::asset().manifest.content_hash
+}
+
+/// A folder holding the tiny test book's asset files (written once per test binary).
 pub fn tiny_book_dir() -> std::path::PathBuf {
     static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("proxy-tiny-book-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        proxy::guard::testing::write_tiny_book(&dir, BOOK_ID).unwrap();
+        let a = testing::asset();
+        let files = [&a.manifest.files.index, &a.manifest.files.chunks];
+        for name in files
+            .into_iter()
+            .map(String::as_str)
+            .chain(["manifest.json"])
+        {
+            std::fs::write(dir.join(name), a.file(name).unwrap()).unwrap();
+        }
         dir
     })
     .clone()
@@ -129,14 +147,15 @@ pub fn client() -> reqwest::Client {
 
 /// A prompt the widget would build for the tiny book: `question`, the first `sources` chunks.
 pub fn widget_prompt(question: &str, sources: usize, history: &[book_prompt::Turn]) -> Value {
-    let chunks = proxy::guard::testing::tiny_chunks();
-    let srcs: Vec<book_prompt::PromptSource<'_>> = chunks
+    let urls: Vec<String> = testing::CHUNKS.iter().map(|c| c.url()).collect();
+    let srcs: Vec<book_prompt::PromptSource<'_>> = testing::CHUNKS
         .iter()
+        .zip(&urls)
         .take(sources)
-        .map(|(c, s, u, t)| book_prompt::PromptSource {
-            label: book_prompt::text::label(c, s.as_deref()),
-            url: u,
-            text: t,
+        .map(|(c, url)| book_prompt::PromptSource {
+            label: book_prompt::text::label(testing::PAGES[c.page].title, c.section),
+            url,
+            text: c.text,
         })
         .collect();
     let p = book_prompt::build_prompt(&book_prompt::PromptInput {
@@ -156,13 +175,20 @@ pub fn chat_body(stream: bool) -> Value {
         "messages": widget_prompt("What is a node?", 1, &[]),
         "stream": stream,
         "session_id": "s-1",
-        "content_id": BOOK_ID
+        "content_id": book_id()
     })
 }
 
 /// POSTs a JSON body to `/api/chat`.
 pub async fn post_chat(proxy: &Proxy, body: &Value) -> reqwest::Response {
     post_json(proxy, "/api/chat", body).await
+}
+
+/// POSTs the streaming [`chat_body`], expects 200 and returns the whole SSE body.
+pub async fn chat_stream(proxy: &Proxy) -> String {
+    let resp = post_chat(proxy, &chat_body(true)).await;
+    assert_eq!(resp.status(), 200);
+    text(resp).await
 }
 
 /// POSTs a JSON body to `path`.
@@ -176,6 +202,17 @@ pub async fn post_json(proxy: &Proxy, path: &str, body: &Value) -> reqwest::Resp
     )
     .await
     .unwrap()
+}
+
+/// GETs `path` (bounded in time).
+pub async fn get(proxy: &Proxy, path: &str) -> reqwest::Response {
+    within(client().get(proxy.url(path)).send()).await.unwrap()
+}
+
+/// GETs `path` and parses the body as JSON.
+pub async fn get_json(proxy: &Proxy, path: &str) -> Value {
+    let body = text(get(proxy, path).await).await;
+    serde_json::from_str(&body).unwrap_or_else(|_| panic!("not JSON: {body}"))
 }
 
 /// Reads a whole body as text (bounded in time).
