@@ -163,9 +163,18 @@ fn error_code(body: &str) -> Option<String> {
 fn wait_secs(header: Option<u64>, body: &str) -> u64 {
     header
         .or_else(|| {
-            let v: serde_json::Value = serde_json::from_str(body).ok()?;
-            v.pointer("/error/retry_after")
-                .and_then(serde_json::Value::as_u64)
+            #[derive(serde::Deserialize)]
+            struct Envelope {
+                error: Retry,
+            }
+            #[derive(serde::Deserialize)]
+            struct Retry {
+                retry_after: Option<u64>,
+            }
+            crate::json::from_str::<Envelope>(body)
+                .ok()?
+                .error
+                .retry_after
         })
         .unwrap_or(DEFAULT_RETRY_SECS)
 }

@@ -12,6 +12,8 @@ pub mod errors;
 pub mod extractive;
 pub mod followup;
 pub mod i18n;
+/// JSON in and out of the widget's types: the browser's parser in the wasm build.
+pub use book_retrieval::json;
 pub mod markdown;
 pub mod prefs;
 pub mod prompt;

@@ -51,7 +51,7 @@ pub fn build_prompt(input: &PromptInput<'_>) -> Prompt {
 /// The JSON body for the proxy's `POST /api/chat`; `content_id` is the loaded manifest's
 /// `content_hash` (the proxy answers 409 `book_updated` when it serves a newer book).
 pub fn chat_request_body(prompt: &Prompt, session_id: &str, content_id: Option<&str>) -> String {
-    ChatRequestBody::new(prompt, session_id, content_id).to_json()
+    crate::json::to_string(&ChatRequestBody::new(prompt, session_id, content_id))
 }
 
 #[cfg(test)]

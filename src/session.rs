@@ -150,7 +150,7 @@ impl Session {
         now_ms: f64,
         new_id: impl FnOnce() -> String,
     ) -> (Session, Option<&'static str>) {
-        let parsed = stored.and_then(|s| serde_json::from_str::<Session>(s).ok());
+        let parsed = stored.and_then(|s| crate::json::from_str::<Session>(s).ok());
         match parsed {
             Some(mut s)
                 if now_ms - s.last_active_ms < IDLE_MS && now_ms >= s.last_active_ms - 60_000.0 =>
@@ -242,7 +242,7 @@ impl Session {
 
     /// JSON for storage.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        crate::json::to_string(self)
     }
 }
 

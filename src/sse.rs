@@ -130,23 +130,70 @@ struct ErrorEnvelope {
 
 #[derive(Deserialize)]
 struct ErrorBody {
-    code: Option<serde_json::Value>,
+    #[serde(default)]
+    code: Code,
     #[serde(default)]
     message: String,
 }
 
-fn code_string(v: Option<serde_json::Value>) -> Option<String> {
-    match v? {
-        serde_json::Value::String(s) => Some(s),
-        serde_json::Value::Null => None,
-        other => Some(other.to_string()),
+/// An error code as text: a string as is, a number or boolean written out, `null` (or an object
+/// or array, which no proxy sends) as none. A visitor rather than a generic JSON value, so the
+/// widget carries no JSON value type.
+#[derive(Default)]
+struct Code(Option<String>);
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Code;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an error code")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Code, E> {
+                Ok(Code(Some(s.to_string())))
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Code, E> {
+                Ok(Code(Some(b.to_string())))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Code, E> {
+                Ok(Code(Some(n.to_string())))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Code, E> {
+                Ok(Code(Some(n.to_string())))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Code, E> {
+                Ok(Code(Some(n.to_string())))
+            }
+            fn visit_unit<E>(self) -> Result<Code, E> {
+                Ok(Code(None))
+            }
+            fn visit_none<E>(self) -> Result<Code, E> {
+                Ok(Code(None))
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Code, D::Error> {
+                d.deserialize_any(V)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Code, A::Error> {
+                while m
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Code(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Code, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Code(None))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
 /// Parses the proxy's `{"error": {"code", "message"}}` body (also used for non-200 responses).
 pub fn parse_error_body(body: &str) -> Option<(Option<String>, String)> {
-    let env: ErrorEnvelope = serde_json::from_str(body).ok()?;
-    Some((code_string(env.error.code), env.error.message))
+    let env: ErrorEnvelope = crate::json::from_str(body).ok()?;
+    Some((env.error.code.0, env.error.message))
 }
 
 /// Interprets one event.
@@ -168,9 +215,9 @@ pub fn interpret(ev: &SseEvent) -> StreamItem {
     if data == "[DONE]" {
         return StreamItem::Done;
     }
-    match serde_json::from_str::<Chunk>(data) {
+    match crate::json::from_str::<Chunk>(data) {
         Ok(Chunk { error: Some(e), .. }) => StreamItem::Error {
-            code: code_string(e.code),
+            code: e.code.0,
             message: e.message,
         },
         Ok(chunk) => {

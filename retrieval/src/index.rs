@@ -252,7 +252,7 @@ impl Index {
         let mut r = Reader::new(body, WHAT);
         let meta_bytes = inflate(r.bytes()?)?;
         let meta: IndexMeta =
-            serde_json::from_slice(&meta_bytes).map_err(|e| corrupt(format!("metadata: {e}")))?;
+            crate::json::from_slice(&meta_bytes).map_err(|e| corrupt(format!("metadata: {e}")))?;
         let codes = r.i8s()?;
         let scales = r.f32s()?;
         let bm_bytes = inflate(r.bytes()?)?;

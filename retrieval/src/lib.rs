@@ -16,6 +16,7 @@ pub mod encoder;
 pub mod error;
 pub mod hash;
 pub mod index;
+pub mod json;
 pub mod manifest;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

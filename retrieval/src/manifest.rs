@@ -43,7 +43,7 @@ pub struct ManifestFiles {
 pub enum ManifestError {
     /// Not JSON, or a field is missing or of the wrong type.
     #[error("the index manifest is not valid: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(String),
     /// Written by an incompatible index builder.
     #[error(
         "the index manifest has format version {0}; this reader reads version {MANIFEST_VERSION}"
@@ -59,7 +59,7 @@ impl Manifest {
     /// name inside the asset folder (a manifest is fetched over the network, so it is not trusted
     /// to point elsewhere).
     pub fn parse(json: &[u8]) -> Result<Self, ManifestError> {
-        let m: Manifest = serde_json::from_slice(json)?;
+        let m: Manifest = crate::json::from_slice(json).map_err(ManifestError::Json)?;
         if m.format_version != MANIFEST_VERSION {
             return Err(ManifestError::Version(m.format_version));
         }

@@ -70,11 +70,8 @@ impl ChunkTexts {
         let n = r.u32()? as usize;
         let body = r.body_with_hash(hash)?;
         let json = crate::index::inflate(body)?;
-        let texts: Vec<String> =
-            serde_json::from_slice(&json).map_err(|e| AssetError::Corrupt {
-                what: WHAT,
-                reason: e.to_string(),
-            })?;
+        let texts: Vec<String> = crate::json::from_slice(&json)
+            .map_err(|reason| AssetError::Corrupt { what: WHAT, reason })?;
         if texts.len() != n || n != count {
             return Err(AssetError::Mismatch {
                 what: WHAT,

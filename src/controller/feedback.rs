@@ -44,5 +44,5 @@ pub fn body(e: &Exchange, rating: Option<Rating>, session_id: &str) -> String {
         answer_excerpt: cut_at_word(&e.answer, EXCERPT_CHARS),
         cited_urls,
     };
-    serde_json::to_string(&fb).unwrap_or_default()
+    crate::json::to_string(&fb)
 }

@@ -413,7 +413,7 @@ impl Conversation {
             upstream: String,
         }
         let v = match self.transport.get(&format!("{proxy}/api/health")).await {
-            Ok(b) => serde_json::from_slice::<Health>(&b)
+            Ok(b) => crate::json::from_slice::<Health>(&b)
                 .map(|h| h.upstream != "none")
                 .unwrap_or(true),
             // Unknown: try the chat; its error (or 503) decides.

@@ -11,6 +11,12 @@ pub fn render(nodes: Vec<Node>, sources: &[SourceRef]) -> Vec<AnyView> {
     nodes.into_iter().map(|n| node(n, sources)).collect()
 }
 
+/// One element of the fixed set with its children. Built through one generic path (one
+/// instantiation for every tag instead of one per `view!`), which keeps the widget's wasm small.
+fn element(tag: &'static str, children: Vec<AnyView>) -> AnyView {
+    leptos::html::custom(tag).child(children).into_any()
+}
+
 fn cite(n: usize, sources: &[SourceRef]) -> AnyView {
     match sources.get(n.wrapping_sub(1)) {
         Some(s) => {
@@ -30,15 +36,15 @@ fn cite(n: usize, sources: &[SourceRef]) -> AnyView {
 fn node(n: Node, sources: &[SourceRef]) -> AnyView {
     match n {
         Node::Text(t) => t.into_any(),
-        Node::Code(c) => view! { <code>{c}</code> }.into_any(),
+        Node::Code(c) => element("code", vec![c.into_any()]),
         Node::Cite(v) => v
             .into_iter()
             .map(|n| cite(n, sources))
             .collect::<Vec<_>>()
             .into_any(),
         Node::SoftBreak => " ".into_any(),
-        Node::HardBreak => view! { <br /> }.into_any(),
-        Node::Rule => view! { <hr /> }.into_any(),
+        Node::HardBreak => element("br", Vec::new()),
+        Node::Rule => element("hr", Vec::new()),
         Node::CodeBlock { lang, code } => {
             let copy = code.clone();
             let copied = RwSignal::new(false);
@@ -67,18 +73,18 @@ fn node(n: Node, sources: &[SourceRef]) -> AnyView {
         Node::Element { kind, children } => {
             let c = render(children, sources);
             match kind {
-                Kind::Paragraph => view! { <p>{c}</p> }.into_any(),
-                Kind::Heading(l) if l <= 2 => view! { <h3>{c}</h3> }.into_any(),
-                Kind::Heading(_) => view! { <h4>{c}</h4> }.into_any(),
-                Kind::BlockQuote => view! { <blockquote>{c}</blockquote> }.into_any(),
-                Kind::List { start: None } => view! { <ul>{c}</ul> }.into_any(),
+                Kind::Paragraph => element("p", c),
+                Kind::Heading(l) if l <= 2 => element("h3", c),
+                Kind::Heading(_) => element("h4", c),
+                Kind::BlockQuote => element("blockquote", c),
+                Kind::List { start: None } => element("ul", c),
                 Kind::List { start: Some(s) } => {
                     view! { <ol start=s.to_string()>{c}</ol> }.into_any()
                 }
-                Kind::Item => view! { <li>{c}</li> }.into_any(),
-                Kind::Emphasis => view! { <em>{c}</em> }.into_any(),
-                Kind::Strong => view! { <strong>{c}</strong> }.into_any(),
-                Kind::Strikethrough => view! { <del>{c}</del> }.into_any(),
+                Kind::Item => element("li", c),
+                Kind::Emphasis => element("em", c),
+                Kind::Strong => element("strong", c),
+                Kind::Strikethrough => element("del", c),
                 Kind::Link { href } => {
                     let external = href.starts_with("http://") || href.starts_with("https://");
                     view! {
@@ -96,8 +102,8 @@ fn node(n: Node, sources: &[SourceRef]) -> AnyView {
                     view! { <div class="bc-table"><table><tbody>{c}</tbody></table></div> }
                         .into_any()
                 }
-                Kind::TableRow => view! { <tr>{c}</tr> }.into_any(),
-                Kind::TableCell => view! { <td>{c}</td> }.into_any(),
+                Kind::TableRow => element("tr", c),
+                Kind::TableCell => element("td", c),
             }
         }
     }

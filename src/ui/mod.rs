@@ -69,7 +69,7 @@ pub fn unmount() {
 pub fn mount_widget(config: JsValue, open_now: bool) -> Result<(), JsValue> {
     // The loader passes its config object as is; a JSON string is accepted too.
     let config: Config = match config.as_string() {
-        Some(json) => serde_json::from_str(&json).map_err(|e| e.to_string()),
+        Some(json) => crate::json::from_str(&json),
         None => serde_wasm_bindgen::from_value(config).map_err(|e| e.to_string()),
     }
     .map_err(|e| JsValue::from_str(&format!("book-chat config: {e}")))?;
