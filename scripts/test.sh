@@ -52,6 +52,7 @@ wasm_clippy=(-p book-chat -p encoder-wasm -p book-prompt -p book-answer)
 suite "rustfmt" cargo fmt --all --check
 suite "clippy (native, missing docs denied)" cargo clippy --workspace --all-targets --release -- -D warnings
 suite "clippy (widget, encoder, prompt and answer cores, wasm32)" cargo clippy "${wasm_clippy[@]}" --target wasm32-unknown-unknown --all-targets -- -D warnings
+suite "clippy (retrieval core's browser JSON path, wasm32)" cargo clippy -p book-retrieval --features browser-json --target wasm32-unknown-unknown --lib -- -D warnings
 # With PostgreSQL from Debian's packages (a throwaway cluster on 127.0.0.1) for the proxy's feedback store;
 # --include-ignored runs the tests that need the real books, the model or PostgreSQL.
 suite "retrieval, answer and prompt cores, index builder (quality bar on five books), proxy" \
