@@ -43,10 +43,11 @@ pub struct SearchSettings {
     pub min_coverage: f32,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
-    /// Weight of the passage vectors in a chunk's dense score (format 2): the cosine becomes
-    /// `(1 - w) × chunk cosine + w × max(chunk cosine, best passage cosine)`. A question about one
-    /// detail of a long chunk is closer to the passage that states it than to the whole chunk,
-    /// whose vector averages every topic in it. Absent: 0.
+    /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
+    /// becomes `(1 - w) × chunk cosine + w × max(chunk cosine, best passage cosine)`. A question
+    /// about one detail of a long chunk is closer to the passage that states it than to the whole
+    /// chunk, whose vector averages every topic in it. Refusal and [`Hit::dense`] keep the chunk's
+    /// own cosine, so their thresholds keep their scale. Absent: 0.
     #[serde(default)]
     pub passage_weight: f32,
 }
@@ -417,10 +418,15 @@ impl Index {
                     .sum(),
                 _ => self.vectors.exact(q, i as usize),
             };
-            Some(match &passage_best {
+            Some(own)
+        };
+        // The ranking cosine: lifted by the chunk's best passage. Refusal and the hit's reported
+        // cosine keep the chunk's own, so their thresholds keep their scale.
+        let lifted = |i: u32, own: f32| -> f32 {
+            match &passage_best {
                 Some((best, _)) => (1.0 - passage_w) * own + passage_w * own.max(best[i as usize]),
                 None => own,
-            })
+            }
         };
         if let Some(q) = qv {
             match req.exact_vectors {
@@ -453,7 +459,7 @@ impl Index {
                 let dense = dense_of(i);
                 let b = bm.scores[i as usize];
                 let b_norm = if max_bm > 0.0 { b / max_bm } else { 0.0 };
-                let score = match (mode, dense) {
+                let score = match (mode, dense.map(|d| lifted(i, d))) {
                     (Mode::Hybrid, Some(d)) => {
                         s.dense_weight * d.max(0.0) + (1.0 - s.dense_weight) * b_norm
                     }
