@@ -161,7 +161,12 @@ impl Synth {
         Synth {
             dim,
             data: Vec::new(),
-            quantized: QuantizedVectors { dim, codes, scales },
+            quantized: QuantizedVectors {
+                dim,
+                codes,
+                scales,
+                passages: None,
+            },
             ann: None,
             queries: synthetic(2, queries, dim, 0),
             truth: Vec::new(),
@@ -197,7 +202,11 @@ impl Synth {
         let mut hits = 0usize;
         let mut total = 0usize;
         let no_truth = vec![Vec::new(); self.queries.len() / self.dim.max(1)];
-        let truths = if self.truth.is_empty() { &no_truth } else { &self.truth };
+        let truths = if self.truth.is_empty() {
+            &no_truth
+        } else {
+            &self.truth
+        };
         for round in 0..rounds.max(1) {
             for (q, truth) in self.queries.chunks_exact(self.dim).zip(truths) {
                 let t = now();

@@ -59,6 +59,24 @@ pub struct BuiltBook {
     pub embedded: usize,
 }
 
+/// The passages of every chunk longer than one passage: (chunk, text to embed: heading path,
+/// then the passage), in chunk order.
+fn passage_texts(chunks: &[BuiltChunk]) -> (Vec<u32>, Vec<String>) {
+    let (mut chunk_of, mut texts) = (Vec::new(), Vec::new());
+    for (i, c) in chunks.iter().enumerate() {
+        let parts = crate::chunker::passages(&c.chunk.text);
+        if parts.len() < 2 {
+            continue;
+        }
+        let context = c.chunk.meta.headings.join(" › ");
+        for p in parts {
+            chunk_of.push(i as u32);
+            texts.push(format!("{context}\n{p}"));
+        }
+    }
+    (chunk_of, texts)
+}
+
 /// Reads, chunks, embeds and indexes the book.
 pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     let t0 = Instant::now();
@@ -86,6 +104,15 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     let mut cache = EmbeddingCache::open(opts.cache.as_deref(), f32_encoder.dim());
     let texts: Vec<String> = chunks.iter().map(|c| c.embed_text.clone()).collect();
     let (exact_vectors, embedded) = cache.embed_all(&f32_encoder, &texts, opts.progress);
+    // Passage vectors only when the settings use them (a book built without them stays format 1).
+    let passages = (opts.settings.passage_weight > 0.0).then(|| {
+        let (chunk_of, passage_texts) = passage_texts(&chunks);
+        let (v, _) = cache.embed_all(&f32_encoder, &passage_texts, opts.progress);
+        book_retrieval::PassageVectors {
+            chunk_of,
+            vectors: QuantizedVectors::quantize(&v, f32_encoder.dim()),
+        }
+    });
     cache.save()?;
     let dim = f32_encoder.dim();
     let docs: Vec<Bm25Doc> = chunks
@@ -103,7 +130,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         settings: opts.settings,
         book_title: opts.title.clone(),
     };
-    let vectors = QuantizedVectors::quantize(&exact_vectors, dim);
+    let mut vectors = QuantizedVectors::quantize(&exact_vectors, dim);
+    vectors.passages = passages.map(Box::new);
     // Above the crossover an HNSW graph replaces the brute-force scan for dense candidates.
     let ann = (chunks.len() >= opts.ann_min_chunks)
         .then(|| std::sync::Arc::new(book_retrieval::ann::Ann::from_quantized(&vectors, 0)));

@@ -95,6 +95,21 @@ pub fn chunk_page(page: &Page, page_no: u32, limits: ChunkLimits) -> Vec<BuiltCh
     out
 }
 
+/// Words per passage vector: a few sentences, one detail.
+pub const PASSAGE_WORDS: usize = 60;
+
+/// The passages of a chunk's text, for its passage vectors: pieces of about [`PASSAGE_WORDS`]
+/// words, cut like chunks are (paragraphs, then sentences; never inside a code line).
+pub fn passages(text: &str) -> Vec<String> {
+    split_text(
+        text,
+        ChunkLimits {
+            max_words: PASSAGE_WORDS,
+            min_words: PASSAGE_WORDS / 3,
+        },
+    )
+}
+
 /// Splits a section's text into pieces of at most `max_words` (unless one block is larger),
 /// on blank lines outside code fences.
 pub fn split_text(text: &str, limits: ChunkLimits) -> Vec<String> {
@@ -243,6 +258,16 @@ fn split_sentences(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passages_cut_a_long_chunk_into_details() {
+        let para = |w: &str| vec![w; 40].join(" ") + ".";
+        let text = [para("alpha"), para("beta"), para("gamma")].join("\n\n");
+        let parts = passages(&text);
+        assert!(parts.len() >= 2, "{parts:?}");
+        assert!(parts.iter().all(|p| words(p) <= PASSAGE_WORDS * 3 / 2));
+        assert_eq!(passages("one short paragraph.").len(), 1);
+    }
 
     #[test]
     fn short_text_is_one_piece() {

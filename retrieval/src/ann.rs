@@ -85,7 +85,15 @@ impl Ann {
             return Self::build_rows(Vec::new(), dim, seed);
         }
         let (codes, scales) = quantize_rows(vectors, dim);
-        Self::from_quantized(&QuantizedVectors { dim, codes, scales }, seed)
+        Self::from_quantized(
+            &QuantizedVectors {
+                dim,
+                codes,
+                scales,
+                passages: None,
+            },
+            seed,
+        )
     }
 
     /// Builds the graph over an index's quantized vectors.

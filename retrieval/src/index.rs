@@ -11,8 +11,11 @@ use crate::vectors::QuantizedVectors;
 
 /// First bytes of an index file.
 pub const INDEX_MAGIC: &[u8; 8] = b"BKCHIDX\0";
-/// The index format version this build reads and writes.
-pub const INDEX_VERSION: u32 = 1;
+/// The index format version this build writes when the index has heading vectors (a book built
+/// without them is written as version 1, byte for byte as before).
+pub const INDEX_VERSION: u32 = 2;
+/// Index format versions this build reads: 1 (no heading vectors) and 2.
+pub const INDEX_VERSIONS_READ: &[u32] = &[1, 2];
 /// Largest number of results a caller may ask for.
 pub const MAX_K: usize = 20;
 /// Results returned when the caller does not say.
@@ -40,12 +43,20 @@ pub struct SearchSettings {
     pub min_coverage: f32,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
+    /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
+    /// becomes `(1 - w) × chunk cosine + w × max(chunk cosine, best passage cosine)`. A question
+    /// about one detail of a long chunk is closer to the passage that states it than to the whole
+    /// chunk, whose vector averages every topic in it. Refusal and [`Hit::dense`] keep the chunk's
+    /// own cosine, so their thresholds keep their scale. Absent: 0.
+    #[serde(default)]
+    pub passage_weight: f32,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
         Self {
-            dense_weight: 0.6,
+            // Chosen leave-one-book-out by `index-builder grid` (README, "Retrieval and answer quality").
+            dense_weight: 0.7,
             current_page_boost: 0.05,
             // Fallbacks only: `index-builder build` replaces the three refusal values with
             // thresholds calibrated on the book itself (index-builder/src/calibrate.rs).
@@ -53,6 +64,7 @@ impl Default for SearchSettings {
             min_relevance: 0.77,
             min_coverage: 0.35,
             candidates_per_result: 10,
+            passage_weight: 0.5,
         }
     }
 }
@@ -175,6 +187,17 @@ pub struct Index {
     pub ann: Option<std::sync::Arc<AnnGraph>>,
 }
 
+/// Vectors of short passages of the long chunks (format 2): what a question about one detail is
+/// closest to. Each belongs to one chunk, which it can only lift (see
+/// [`SearchSettings::passage_weight`]); results and quotes stay whole chunks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassageVectors {
+    /// For each passage vector, the chunk it is part of.
+    pub chunk_of: Vec<u32>,
+    /// One int8 vector per passage.
+    pub vectors: QuantizedVectors,
+}
+
 /// The HNSW graph type; without the `ann` feature it has no values, and a graph section in a
 /// file is skipped (the brute-force scan gives the same candidates, a little slower past ~30k chunks).
 #[cfg(feature = "ann")]
@@ -215,6 +238,11 @@ impl Index {
         body.i8s(&self.vectors.codes);
         body.f32s(&self.vectors.scales);
         body.bytes(&miniz_oxide::deflate::compress_to_vec(&bm.buf, 9));
+        if let Some(h) = &self.vectors.passages {
+            body.u32s(&h.chunk_of);
+            body.i8s(&h.vectors.codes);
+            body.f32s(&h.vectors.scales);
+        }
         if let Some(ann) = &self.ann {
             // Optional trailing section: readers of this version treat "no more bytes" as no graph.
             #[cfg(feature = "ann")]
@@ -222,7 +250,12 @@ impl Index {
             #[cfg(not(feature = "ann"))]
             match **ann {}
         }
-        let mut out = envelope(INDEX_MAGIC, INDEX_VERSION);
+        let version = if self.vectors.passages.is_some() {
+            INDEX_VERSION
+        } else {
+            1
+        };
+        let mut out = envelope(INDEX_MAGIC, version);
         out.str(&self.model_id);
         out.u32(self.vectors.dim as u32);
         out.u32(self.len() as u32);
@@ -233,7 +266,7 @@ impl Index {
     /// Loads an index file, validating magic, version, hash, counts, dimension and every number.
     /// `expected_dim` is the encoder's dimension when one is in use.
     pub fn from_bytes(data: &[u8], expected_dim: Option<usize>) -> Result<Index, AssetError> {
-        let (_, mut r) = open_envelope(data, INDEX_MAGIC, &[INDEX_VERSION], WHAT)?;
+        let (version, mut r) = open_envelope(data, INDEX_MAGIC, INDEX_VERSIONS_READ, WHAT)?;
         let model_id = r.str()?.to_string();
         let dim = r.u32()? as usize;
         let count = r.u32()? as usize;
@@ -272,7 +305,34 @@ impl Index {
             return Err(corrupt("search settings out of range".into()));
         }
         let bm25 = Bm25::read(&mut Reader::new(&bm_bytes, "index BM25 section"), count)?;
-        let vectors = QuantizedVectors { dim, codes, scales };
+        let passages = if version >= 2 {
+            let chunk_of = r.u32s()?;
+            let codes = r.i8s()?;
+            let scales = r.f32s()?;
+            if chunk_of.len() != scales.len()
+                || codes.len() != scales.len() * dim
+                || chunk_of.iter().any(|&c| c as usize >= count)
+            {
+                return Err(corrupt("passage vectors disagree with the chunks".into()));
+            }
+            Some(Box::new(PassageVectors {
+                chunk_of,
+                vectors: QuantizedVectors {
+                    dim,
+                    codes,
+                    scales,
+                    passages: None,
+                },
+            }))
+        } else {
+            None
+        };
+        let vectors = QuantizedVectors {
+            dim,
+            codes,
+            scales,
+            passages,
+        };
         // Optional trailing section: the HNSW graph of indexes built above the crossover.
         let ann = if r.is_empty() {
             None
@@ -326,9 +386,30 @@ impl Index {
                     .filter(|&i| bm.scores[i as usize] > 0.0),
             );
         }
+        // Passage vectors (format 2): each chunk's best passage cosine; the best passages also
+        // nominate their chunks as candidates.
+        let passage_w = s.passage_weight;
+        let passage_best: Option<(Vec<f32>, Vec<u32>)> = match (&self.vectors.passages, qv) {
+            (Some(p), Some(q)) if passage_w > 0.0 => {
+                let mut best = vec![f32::NEG_INFINITY; n];
+                let cos: Vec<f32> = (0..p.vectors.len())
+                    .map(|r| p.vectors.exact(q, r))
+                    .collect();
+                for (&c, &v) in p.chunk_of.iter().zip(&cos) {
+                    let b = &mut best[c as usize];
+                    *b = b.max(v);
+                }
+                let top = top_indices(&cos, pool.min(cos.len()))
+                    .into_iter()
+                    .map(|r| p.chunk_of[r as usize])
+                    .collect();
+                Some((best, top))
+            }
+            _ => None,
+        };
         let dense_of = |i: u32| -> Option<f32> {
             let q = qv?;
-            Some(match req.exact_vectors {
+            let own = match req.exact_vectors {
                 Some(ev) if ev.len() == n * self.dim() => ev
                     [i as usize * self.dim()..(i as usize + 1) * self.dim()]
                     .iter()
@@ -336,7 +417,16 @@ impl Index {
                     .map(|(a, b)| a * b)
                     .sum(),
                 _ => self.vectors.exact(q, i as usize),
-            })
+            };
+            Some(own)
+        };
+        // The ranking cosine: lifted by the chunk's best passage. Refusal and the hit's reported
+        // cosine keep the chunk's own, so their thresholds keep their scale.
+        let lifted = |i: u32, own: f32| -> f32 {
+            match &passage_best {
+                Some((best, _)) => (1.0 - passage_w) * own + passage_w * own.max(best[i as usize]),
+                None => own,
+            }
         };
         if let Some(q) = qv {
             match req.exact_vectors {
@@ -353,6 +443,9 @@ impl Index {
                     None => cand.extend(self.vectors.search(q, pool).into_iter().map(|p| p.0)),
                 },
             }
+            if let Some((_, top)) = &passage_best {
+                cand.extend(top);
+            }
         }
         cand.sort_unstable();
         cand.dedup();
@@ -366,7 +459,7 @@ impl Index {
                 let dense = dense_of(i);
                 let b = bm.scores[i as usize];
                 let b_norm = if max_bm > 0.0 { b / max_bm } else { 0.0 };
-                let score = match (mode, dense) {
+                let score = match (mode, dense.map(|d| lifted(i, d))) {
                     (Mode::Hybrid, Some(d)) => {
                         s.dense_weight * d.max(0.0) + (1.0 - s.dense_weight) * b_norm
                     }
@@ -444,6 +537,7 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
         && (0.0..=4.0).contains(&s.min_relevance)
         && unit(s.min_coverage)
         && (1..=1000).contains(&s.candidates_per_result)
+        && (0.0..=1.0).contains(&s.passage_weight)
 }
 
 /// Whether two URLs name the same page (anchors, query strings and a trailing slash ignored).
@@ -488,6 +582,70 @@ fn corrupt(reason: String) -> AssetError {
 
 #[cfg(test)]
 mod tests {
+    /// The tiny index with passage vectors: one passage of chunk 3 whose vector is `v`.
+    fn with_passage(v: &[f32]) -> super::Index {
+        let mut idx = crate::testing::unwritten_index();
+        idx.vectors.passages = Some(Box::new(super::PassageVectors {
+            chunk_of: vec![3],
+            vectors: crate::vectors::QuantizedVectors::quantize(v, v.len()),
+        }));
+        idx
+    }
+
+    #[test]
+    fn passage_vectors_are_format_2_and_round_trip() {
+        let q = crate::testing::encoder().encode("friction and gravity");
+        let idx = with_passage(&q);
+        let bytes = idx.to_bytes().unwrap();
+        assert_eq!(bytes[8..12], super::INDEX_VERSION.to_le_bytes());
+        let back = super::Index::from_bytes(&bytes, Some(q.len())).unwrap();
+        assert_eq!(back.vectors.passages, idx.vectors.passages);
+        // Without passage vectors a book is still written as format 1.
+        let v1 = crate::testing::index_bytes();
+        assert_eq!(v1[8..12], 1u32.to_le_bytes());
+    }
+
+    #[test]
+    fn a_passage_lifts_its_chunk_and_nominates_it() {
+        let q = crate::testing::encoder().encode("friction and gravity");
+        let mut idx = with_passage(&q);
+        let req = super::SearchRequest {
+            mode: super::Mode::DenseOnly,
+            ..super::SearchRequest::new("friction and gravity", Some(&q))
+        };
+        idx.meta.settings.passage_weight = 0.0;
+        let plain = idx.search(&req);
+        idx.meta.settings.passage_weight = 1.0;
+        let lifted = idx.search(&req);
+        let score = |r: &super::SearchResults| {
+            r.hits
+                .iter()
+                .find(|h| h.chunk == 3)
+                .map(|h| h.score)
+                .unwrap_or(-1.0)
+        };
+        assert!(score(&lifted) > score(&plain));
+        assert!(
+            (score(&lifted) - 1.0).abs() < 0.02,
+            "the passage is the question"
+        );
+        assert_eq!(lifted.hits[0].chunk, 3);
+    }
+
+    #[test]
+    fn passage_pointing_past_the_chunks_is_corrupt() {
+        let q = crate::testing::encoder().encode("x");
+        let mut idx = with_passage(&q);
+        if let Some(p) = idx.vectors.passages.as_mut() {
+            p.chunk_of = vec![99];
+        }
+        let bytes = idx.to_bytes().unwrap();
+        assert!(matches!(
+            super::Index::from_bytes(&bytes, None),
+            Err(crate::AssetError::Corrupt { .. })
+        ));
+    }
+
     #[test]
     fn same_page_ignores_anchor_host_and_slash() {
         assert!(super::same_page(

@@ -28,7 +28,8 @@ pub use chunk::{Chunk, ChunkMeta};
 pub use encoder::Encoder;
 pub use error::AssetError;
 pub use index::{
-    Hit, Index, IndexMeta, Mode, PageInfo, SearchRequest, SearchResults, SearchSettings,
+    Hit, Index, IndexMeta, Mode, PageInfo, PassageVectors, SearchRequest, SearchResults,
+    SearchSettings,
 };
 pub use manifest::Manifest;
 pub use texts::ChunkTexts;

@@ -17,13 +17,21 @@ pub struct QuantizedVectors {
     pub codes: Vec<i8>,
     /// One scale per vector: `v ≈ codes * scale`.
     pub scales: Vec<f32>,
+    /// The chunks' passage vectors (index format 2), which can lift a chunk's dense score; only
+    /// the chunk vectors of an index have them.
+    pub passages: Option<Box<crate::index::PassageVectors>>,
 }
 
 impl QuantizedVectors {
     /// Quantizes unit-length f32 vectors (`rows × dim`).
     pub fn quantize(vectors: &[f32], dim: usize) -> Self {
         let (codes, scales) = crate::encoder::quantize_rows(vectors, dim);
-        Self { dim, codes, scales }
+        Self {
+            dim,
+            codes,
+            scales,
+            passages: None,
+        }
     }
 
     /// Number of vectors.

@@ -1,0 +1,296 @@
+//! `index-builder grid`: chooses the search weights leave-one-book-out. Every book is built once
+//! (embedding cache) and every question encoded once; each candidate setting (BM25 parameters,
+//! fusion weight, passage weight) is then scored on every book in both phases (BM25 only, hybrid),
+//! and for each book the setting best on the *other* books is reported with its figures on that
+//! book, so no figure is measured on the data its weights were chosen on.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+use book_retrieval::bm25::{Bm25, Bm25Doc, Bm25Params};
+use book_retrieval::{Mode, SearchRequest, SearchSettings};
+
+use crate::build::BuiltBook;
+use crate::eval::{evaluate, Labelled, Metrics};
+
+/// One candidate setting.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate {
+    /// BM25 parameters (field weights are applied at build time).
+    pub bm25: Bm25Params,
+    /// Search settings (fusion and passage weights).
+    pub settings: SearchSettings,
+}
+
+/// Figures of one candidate on one book: (BM25-only, hybrid).
+pub type PhaseMetrics = (Metrics, Metrics);
+
+/// The objective a candidate is chosen by: mean of section and page recall@5 over both phases.
+pub fn objective(m: &PhaseMetrics) -> f32 {
+    (m.0.section_r5 + m.0.page_r5 + m.1.section_r5 + m.1.page_r5) / 4.0
+}
+
+/// The candidates tried: passages weight, fusion weight and page evidence around the
+/// shipped defaults, then each BM25 parameter moved one step either way (a full product would be
+/// ~100× slower).
+pub fn candidates() -> Vec<Candidate> {
+    let base = SearchSettings::default();
+    let bm = Bm25Params::default();
+    let mut out = Vec::new();
+    let mut push = |bm25: Bm25Params, dense_weight: f32, passages: f32| {
+        out.push(Candidate {
+            bm25,
+            settings: SearchSettings {
+                dense_weight,
+                passage_weight: passages,
+                ..base
+            },
+        })
+    };
+    for passages in [0.0f32, 0.25, 0.5, 0.75, 1.0] {
+        for dense_weight in [0.5f32, 0.6, 0.7, 0.8] {
+            push(bm, dense_weight, passages);
+        }
+    }
+    let variants = [
+        Bm25Params { k1: 0.9, ..bm },
+        Bm25Params { k1: 1.6, ..bm },
+        Bm25Params { b: 0.6, ..bm },
+        Bm25Params { b: 0.9, ..bm },
+        Bm25Params {
+            heading_weight: 2.0,
+            ..bm
+        },
+        Bm25Params {
+            heading_weight: 4.0,
+            ..bm
+        },
+        Bm25Params {
+            title_weight: 1.0,
+            ..bm
+        },
+        Bm25Params {
+            title_weight: 2.5,
+            ..bm
+        },
+    ];
+    for v in variants {
+        push(v, base.dense_weight, base.passage_weight);
+    }
+    out
+}
+
+/// Scores every candidate on one book: `result[c]` is candidate `c`'s figures.
+pub fn score_book(
+    book: &mut BuiltBook,
+    questions: &[Labelled],
+    cands: &[Candidate],
+) -> Vec<PhaseMetrics> {
+    let vectors: HashMap<&str, Vec<f32>> = questions
+        .iter()
+        .map(|q| (q.question.as_str(), book.encoder.encode(&q.question)))
+        .collect();
+    let mut out = Vec::with_capacity(cands.len());
+    // The BM25 phase does not depend on the dense settings: scored once per BM25 setting.
+    let mut bm25_phase: HashMap<[u32; 4], Metrics> = HashMap::new();
+    let mut built_params: Option<Bm25Params> = None;
+    for (i, c) in cands.iter().enumerate() {
+        if i % 10 == 0 {
+            eprintln!(
+                "  {} questions: setting {i}/{}",
+                questions.len(),
+                cands.len()
+            );
+        }
+        if built_params != Some(c.bm25) {
+            let docs: Vec<Bm25Doc> = book
+                .chunks
+                .iter()
+                .map(|ch| Bm25Doc {
+                    body: &ch.chunk.text,
+                    heading: &ch.heading,
+                    titles: &ch.titles,
+                })
+                .collect();
+            book.index.bm25 = Bm25::build(&docs, c.bm25);
+            built_params = Some(c.bm25);
+        }
+        book.index.meta.settings = SearchSettings {
+            // Refusal thresholds do not change ranks; keep the book's own.
+            coverage_weight: book.index.meta.settings.coverage_weight,
+            min_relevance: book.index.meta.settings.min_relevance,
+            min_coverage: book.index.meta.settings.min_coverage,
+            ..c.settings
+        };
+        let book = &*book;
+        let run = |mode: Mode| {
+            evaluate(book, questions, |q| {
+                let mut req = SearchRequest::new(q, vectors.get(q).map(Vec::as_slice));
+                req.mode = mode;
+                book.index.search(&req)
+            })
+            .0
+        };
+        let key = [
+            c.bm25.k1.to_bits(),
+            c.bm25.b.to_bits(),
+            c.bm25.heading_weight.to_bits(),
+            c.bm25.title_weight.to_bits(),
+        ];
+        let words = *bm25_phase.entry(key).or_insert_with(|| run(Mode::Bm25Only));
+        out.push((words, run(Mode::Hybrid)));
+    }
+    out
+}
+
+/// For each book, the candidate best on the other books (ties: the earlier candidate).
+pub fn leave_one_out(scores: &[Vec<PhaseMetrics>]) -> Vec<usize> {
+    (0..scores.len())
+        .map(|held| {
+            let n = scores.first().map_or(0, Vec::len);
+            let mean = |c: usize| {
+                scores
+                    .iter()
+                    .enumerate()
+                    .filter(|(b, _)| *b != held)
+                    .map(|(_, s)| objective(&s[c]))
+                    .sum::<f32>()
+            };
+            (0..n).fold(0, |best, c| if mean(c) > mean(best) { c } else { best })
+        })
+        .collect()
+}
+
+/// The candidate best on all books together (what a build ships).
+pub fn best_overall(scores: &[Vec<PhaseMetrics>]) -> usize {
+    let n = scores.first().map_or(0, Vec::len);
+    let total = |c: usize| scores.iter().map(|s| objective(&s[c])).sum::<f32>();
+    (0..n).fold(0, |best, c| if total(c) > total(best) { c } else { best })
+}
+
+/// A one-line description of a candidate.
+pub fn describe(c: &Candidate) -> String {
+    format!(
+        "k1 {} b {} heading ×{} title ×{} dense {} passages {}",
+        c.bm25.k1,
+        c.bm25.b,
+        c.bm25.heading_weight,
+        c.bm25.title_weight,
+        c.settings.dense_weight,
+        c.settings.passage_weight
+    )
+}
+
+/// Prints the leave-one-book-out table: per book, the default's figures and the held-out figures
+/// of the candidate chosen on the other books.
+pub fn report(names: &[String], cands: &[Candidate], scores: &[Vec<PhaseMetrics>]) -> Result<()> {
+    let default = Candidate {
+        bm25: Bm25Params::default(),
+        settings: SearchSettings::default(),
+    };
+    let default_i = cands.iter().position(|c| {
+        c.bm25 == default.bm25
+            && c.settings.dense_weight == default.settings.dense_weight
+            && c.settings.passage_weight == default.settings.passage_weight
+    });
+    let chosen = leave_one_out(scores);
+    println!("every setting, per book: section R@5 BM25/hybrid (books in order: {names:?})");
+    for (i, c) in cands.iter().enumerate() {
+        let cells: Vec<String> = scores
+            .iter()
+            .map(|s| format!("{:.3}/{:.3}", s[i].0.section_r5, s[i].1.section_r5))
+            .collect();
+        println!("{:>3} {}  {}", i, cells.join(" "), describe(c));
+    }
+    println!(
+        "{:<24} {:>27} {:>27}   chosen on the other books",
+        "book (held out)", "default sec@5 / page@5", "held-out sec@5 / page@5"
+    );
+    let cell = |m: &PhaseMetrics| {
+        format!(
+            "{:.3}/{:.3} {:.3}/{:.3}",
+            m.0.section_r5, m.1.section_r5, m.0.page_r5, m.1.page_r5
+        )
+    };
+    for (b, name) in names.iter().enumerate() {
+        let d = default_i.map_or("-".to_string(), |i| cell(&scores[b][i]));
+        println!(
+            "{:<24} {:>27} {:>27}   {}",
+            name,
+            d,
+            cell(&scores[b][chosen[b]]),
+            describe(&cands[chosen[b]])
+        );
+    }
+    println!("(cells: section R@5 BM25/hybrid, page R@5 BM25/hybrid)");
+    println!(
+        "best on all books: {}",
+        describe(&cands[best_overall(scores)])
+    );
+    Ok(())
+}
+
+/// Where the gold section ranks (first 50 results, one per section) under the book's current
+/// settings, per phase: counts of ranks 1-5, 6-10, 11-20, 21-50 and not found. For telling
+/// "a reranking could fix it" from "the representation misses it".
+pub fn rank_histogram(book: &BuiltBook, questions: &[Labelled]) -> [[usize; 5]; 2] {
+    let mut out = [[0usize; 5]; 2];
+    for q in questions.iter().filter(|q| !q.out_of_scope) {
+        let v = book.encoder.encode(&q.question);
+        for (p, mode) in [Mode::Bm25Only, Mode::Hybrid].into_iter().enumerate() {
+            let mut req = SearchRequest::new(&q.question, Some(&v));
+            req.mode = mode;
+            req.k = 20;
+            let r = book.index.search(&req);
+            let rank = r.hits.iter().position(|h| {
+                book.index.chunk(h.chunk).is_some_and(|c| {
+                    crate::eval::section_matches(q, book, &c.path, c.section.as_deref())
+                })
+            });
+            let bucket = match rank {
+                Some(r) if r < 5 => 0,
+                Some(r) if r < 10 => 1,
+                Some(r) if r < 20 => 2,
+                Some(_) => 3,
+                None => 4,
+            };
+            out[p][bucket] += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(r5: f32) -> PhaseMetrics {
+        let x = Metrics {
+            section_r5: r5,
+            page_r5: r5,
+            ..Metrics::default()
+        };
+        (x, x)
+    }
+
+    #[test]
+    fn each_book_gets_the_setting_best_on_the_others() {
+        // Setting 1 is best on books 0 and 1, setting 0 on book 2 by far: holding out book 0 or 1
+        // leaves book 2 to tip the choice to setting 0; over all books setting 1 wins.
+        let scores = vec![
+            vec![m(0.5), m(0.9)],
+            vec![m(0.5), m(0.8)],
+            vec![m(0.9), m(0.3)],
+        ];
+        assert_eq!(leave_one_out(&scores), vec![0, 0, 1]);
+        assert_eq!(best_overall(&scores), 1);
+    }
+
+    #[test]
+    fn the_grid_holds_the_shipped_default() {
+        let d = SearchSettings::default();
+        assert!(candidates().iter().any(|c| c.bm25 == Bm25Params::default()
+            && c.settings.dense_weight == d.dense_weight
+            && c.settings.passage_weight == d.passage_weight));
+    }
+}
