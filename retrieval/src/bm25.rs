@@ -155,10 +155,12 @@ impl Bm25 {
         let mut total_idf = 0.0;
         // A word the book never uses weighs as much as the rarest possible term.
         let unseen_idf = self.idf(0);
+        let mut unseen_terms = 0;
         let Bm25Params { k1, b, .. } = self.params;
         for t in &terms {
             let Some(&ti) = self.lookup.get(t) else {
                 total_idf += unseen_idf;
+                unseen_terms += 1;
                 continue;
             };
             let (lo, hi) = (
@@ -184,6 +186,7 @@ impl Bm25 {
             scores,
             coverage,
             query_terms: terms.len(),
+            unseen_terms,
         }
     }
 
@@ -264,6 +267,9 @@ pub struct Bm25Scores {
     pub coverage: Vec<f32>,
     /// Distinct analyzed terms in the query (0: nothing searchable was asked).
     pub query_terms: usize,
+    /// Query terms the book never uses. A question naming something the book lacks (a tool, a
+    /// product) is usually out of scope, whatever the book's score scale: a refusal signal.
+    pub unseen_terms: usize,
 }
 
 #[cfg(test)]
