@@ -285,11 +285,19 @@ pub fn choose(
             .then(prose[a].order.cmp(&prose[b].order))
     });
     let mut chosen: Vec<&Cand> = Vec::new();
-    if let Some(&first) = order.first() {
-        let best = &prose[first];
-        chosen.push(best);
+    // The first quote comes from the best-ranked section that has a sentence: the search ranks
+    // sections with the whole section's evidence, better than one sentence's match does.
+    let top_source = prose.iter().map(|c| c.source).min();
+    let first = order
+        .iter()
+        .copied()
+        .find(|&i| Some(prose[i].source) == top_source);
+    if let (Some(first), Some(&top)) = (first, order.first()) {
+        chosen.push(&prose[first]);
+        // Later quotes are measured against the best sentence of any section.
+        let best = &prose[top];
         let best_score = best.score();
-        for &i in order.iter().skip(1) {
+        for &i in order.iter().filter(|&&i| i != first) {
             if chosen.len() >= max_sentences {
                 break;
             }
@@ -441,6 +449,32 @@ mod tests {
             "A node is a process that performs computation in the graph."
         );
         assert!(q.iter().all(|q| q.code.is_none()), "not a how-to question");
+    }
+
+    #[test]
+    fn first_quote_comes_from_the_best_ranked_section_with_a_sentence() {
+        // The second section matches the question's words better, but the search ranked the
+        // first one higher: it is quoted first. A section with no sentence (code only) is skipped.
+        let sources = vec![
+            src(0, "```bash\nros2 launch robot bringup.launch.py\n```"),
+            src(
+                1,
+                "Launch files start several nodes at once with their parameters.",
+            ),
+            src(
+                2,
+                "A launch file in ROS 2 is a launch file that launches ROS 2 launch nodes.",
+            ),
+        ];
+        let q = choose(
+            "What is a launch file in ROS 2?",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q[0].source, 1, "{q:?}");
+        assert!(q.iter().any(|q| q.source == 2), "{q:?}");
     }
 
     #[test]
