@@ -8,8 +8,11 @@
 //! - **out-of-scope** questions from the calibration bank (`eval/calibration/`: off-topic and
 //!   near-miss questions written for no particular book, never used in evaluation).
 //!
-//! The threshold sits between a high quantile of the out-of-scope scores and a low quantile of the
-//! answerable-like ones. Which quantiles, how they mix and the coverage weight are global
+//! The relevance is the book's best cosine plus a weight × its best term coverage, less a penalty
+//! for each query term the book never uses (a near-miss question names a tool or a thing the book
+//! lacks; a reader's paraphrase rarely uses more than one unseen word). The threshold is a mix of a
+//! high quantile of the out-of-scope relevances and a low quantile of the answerable-like ones, plus
+//! an offset. Which quantiles, the mix, the offset, the coverage weight and the penalty are global
 //! [`Calibration`] parameters, fitted leave-one-book-out over the labelled books
 //! (`tests/quality.rs` refits them for every held-out book; the defaults are the fit on all books).
 //! The result is stored in the asset's `SearchSettings`, so the browser refuses exactly as measured.
@@ -49,16 +52,16 @@ impl Default for Calibration {
     /// refits that leave the measured book out.
     fn default() -> Self {
         Self {
-            coverage_weight: 0.2,
+            coverage_weight: 0.0,
             unseen_penalty: 0.15,
-            neg_quantile: 0.95,
+            neg_quantile: 1.0,
             pos_quantile: 0.0,
-            mix: 0.0,
-            offset: -0.16,
+            mix: 0.25,
+            offset: -0.28,
             bm25_neg_quantile: 0.5,
             bm25_pos_quantile: 0.0,
-            bm25_mix: 0.0,
-            bm25_offset: 0.04,
+            bm25_mix: 0.5,
+            bm25_offset: -0.3,
         }
     }
 }
