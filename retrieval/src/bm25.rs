@@ -308,6 +308,14 @@ mod tests {
     }
 
     #[test]
+    fn counts_the_query_terms_the_book_never_uses() {
+        let idx = Bm25::build(&docs(), Bm25Params::default());
+        assert_eq!(idx.score("publish messages on topics").unseen_terms, 0);
+        let s = idx.score("publish messages to kubernetes with kafka");
+        assert_eq!((s.query_terms, s.unseen_terms), (4, 2));
+    }
+
+    #[test]
     fn coverage_is_low_for_unrelated_questions() {
         let idx = Bm25::build(&docs(), Bm25Params::default());
         let s = idx.score("capital of Peru");
