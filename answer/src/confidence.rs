@@ -39,22 +39,19 @@ pub fn assess(scores: &[f32], threshold: f32, coverage: Option<f32>) -> Confiden
     if !top.is_finite() {
         return Confidence::Low;
     }
-    // Margin over the threshold; a non-positive threshold falls back to absolute scores.
-    let margin = if threshold > 0.0 {
-        top / threshold
-    } else {
-        1.0 + top.max(0.0)
-    };
+    // Margin over the threshold, as a difference: per-book thresholds differ, so a ratio would
+    // make every answer of a book with a low threshold look clear.
+    let margin = top - threshold;
     let support = scores
         .iter()
         .filter(|s| s.is_finite() && **s >= threshold)
         .count();
     let cov = coverage.unwrap_or(1.0);
-    // Relevance is cosine + weighted term coverage (threshold ≈ 0.77): a clear answer sits ~30 %
-    // above the threshold, a borderline one within ~8 %.
-    if margin < 1.08 || cov < 0.3 {
+    // Relevance is about a cosine: a clear answer sits a tenth above the threshold, a borderline
+    // one within a few hundredths.
+    if margin < 0.03 || cov < 0.3 {
         Confidence::Low
-    } else if margin >= 1.3 && support >= 2 && cov >= 0.6 {
+    } else if margin >= 0.1 && support >= 2 && cov >= 0.6 {
         Confidence::High
     } else {
         Confidence::Medium
@@ -64,13 +61,16 @@ pub fn assess(scores: &[f32], threshold: f32, coverage: Option<f32>) -> Confiden
 /// What an excerpt answer's confidence is graded on.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ExcerptSignals {
-    /// Best source relevance divided by the index threshold (1.0 = just answerable).
+    /// Best source relevance less the index threshold (0 = just answerable). A difference, not a
+    /// ratio: per-book thresholds differ (a narrow book's is low), and a ratio to a low threshold
+    /// makes every answer look far above it.
     pub margin: f32,
     /// Sources at or above the threshold.
     pub support: usize,
     /// Share of the question's topic terms found in the first quoted section (0–1).
     pub covered: f32,
-    /// Whether the first quote comes from the best-ranked source.
+    /// Whether the best-ranked source also holds the best-matching quoted sentence: the section
+    /// ranking and the sentence match agree.
     pub from_top: bool,
     /// Whether anything was quoted at all.
     pub quoted: bool,
@@ -95,19 +95,26 @@ impl ExcerptCutoffs {
     pub fn for_phase(hybrid: bool) -> Self {
         if hybrid {
             Self {
-                high_margin: 1.0,
-                high_covered: 0.8,
-                low_margin: 1.05,
+                high_margin: HIGH_MARGIN_HYBRID,
+                high_covered: 0.9,
+                low_margin: LOW_MARGIN,
             }
         } else {
             Self {
-                high_margin: 4.2,
+                high_margin: HIGH_MARGIN_BM25,
                 high_covered: 0.9,
-                low_margin: 1.05,
+                low_margin: LOW_MARGIN,
             }
         }
     }
 }
+
+/// Margin under which an answer is "low": just above the threshold.
+const LOW_MARGIN: f32 = 0.02;
+/// "High" margin with the encoder (fitted, see [`ExcerptCutoffs::for_phase`]).
+const HIGH_MARGIN_HYBRID: f32 = 0.0;
+/// "High" margin before the encoder has loaded (fitted).
+const HIGH_MARGIN_BM25: f32 = f32::INFINITY;
 
 /// Fits the "high" cut-offs on graded samples (signals, whether the top source was right): the
 /// most "high" answers whose share of right top sources stays at or above `precision`.
@@ -121,7 +128,7 @@ pub fn fit_cutoffs(
         ..base
     };
     let mut best_count = 0usize;
-    for m in (10..=60).map(|i| i as f32 / 10.0) {
+    for m in (0..=30).map(|i| i as f32 / 50.0) {
         for c in (0..=10).map(|i| i as f32 / 10.0) {
             let cut = ExcerptCutoffs {
                 high_margin: m,
@@ -177,7 +184,7 @@ mod tests {
             "answer barely cites"
         );
         assert_eq!(
-            assess(&[1.05, 1.0], 1.0, Some(1.0)),
+            assess(&[1.02, 1.0], 1.0, Some(1.0)),
             Confidence::Low,
             "barely above threshold"
         );
@@ -195,7 +202,7 @@ mod tests {
     fn excerpt_grades() {
         let cut = ExcerptCutoffs::for_phase(true);
         let s = ExcerptSignals {
-            margin: 1.5,
+            margin: 0.3,
             support: 3,
             covered: 1.0,
             from_top: true,
@@ -217,7 +224,7 @@ mod tests {
             Confidence::Low
         );
         assert_eq!(
-            for_excerpts(&ExcerptSignals { margin: 1.0, ..s }, &cut),
+            for_excerpts(&ExcerptSignals { margin: 0.0, ..s }, &cut),
             Confidence::Low
         );
     }

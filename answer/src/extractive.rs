@@ -18,8 +18,12 @@ const PER_SOURCE: usize = 2;
 pub const MAX_SOURCES: usize = 3;
 /// Longest quoted sentence, in characters.
 const MAX_SENTENCE_CHARS: usize = 320;
-/// Sentences embedded per answer at most (each costs one encoder run in the browser).
-pub const MAX_EMBEDDED: usize = 4;
+/// Sentences embedded per answer with the default preferences (each costs one encoder run in the
+/// browser, about 15–20 ms native: two keep excerpt building well inside its 100 ms budget).
+pub const MAX_EMBEDDED: usize = 2;
+/// Characters of a sentence compared by meaning: its opening carries its topic, and the encoder's
+/// time grows with the length (one run per embedded sentence, in the browser after the search).
+pub const EMBED_CHARS: usize = 200;
 /// How much less a quote from a lower-ranked source is worth, per rank.
 const RANK_DECAY: f32 = 0.15;
 
@@ -259,17 +263,22 @@ pub fn choose(
     if let (Some(qv), Some(embed)) = (question_vector, embed) {
         let mut pre: Vec<usize> = (0..prose.len()).collect();
         pre.sort_by(|&a, &b| prose[b].score().total_cmp(&prose[a].score()));
-        // More quotes wanted: more candidates compared by meaning (one encoder run each).
-        let embedded = MAX_EMBEDDED.max(max_sentences + 1);
-        let per_source = embedded / sources.len().clamp(1, MAX_SOURCES);
-        let mut taken = [0usize; MAX_SOURCES];
-        for i in pre {
-            let s = prose[i].source;
-            if taken[s] >= per_source.max(1) {
-                continue;
-            }
-            taken[s] += 1;
-            prose[i].meaning = embed(&prose[i].passage.text).and_then(|v| cosine(qv, &v));
+        // More quotes wanted: more candidates compared by meaning (one encoder run each), spread
+        // over the best-ranked sources.
+        let embedded = MAX_EMBEDDED.max(max_sentences.saturating_sub(1));
+        let per_source = embedded.div_ceil(sources.len().clamp(1, MAX_SOURCES).min(embedded));
+        let mut by_rank: Vec<usize> = Vec::new();
+        for rank in 0..MAX_SOURCES {
+            by_rank.extend(
+                pre.iter()
+                    .copied()
+                    .filter(|&i| prose[i].source == rank)
+                    .take(per_source),
+            );
+        }
+        for i in by_rank.into_iter().take(embedded) {
+            let opening = cut_at_word(&prose[i].passage.text, EMBED_CHARS);
+            prose[i].meaning = embed(&opening).and_then(|v| cosine(qv, &v));
         }
         // Sentences not embedded compete on a comparable scale: a low assumed meaning.
         for c in prose.iter_mut().filter(|c| c.meaning.is_none()) {
@@ -285,11 +294,19 @@ pub fn choose(
             .then(prose[a].order.cmp(&prose[b].order))
     });
     let mut chosen: Vec<&Cand> = Vec::new();
-    if let Some(&first) = order.first() {
-        let best = &prose[first];
-        chosen.push(best);
+    // The first quote comes from the best-ranked section that has a sentence: the search ranks
+    // sections with the whole section's evidence, better than one sentence's match does.
+    let top_source = prose.iter().map(|c| c.source).min();
+    let first = order
+        .iter()
+        .copied()
+        .find(|&i| Some(prose[i].source) == top_source);
+    if let (Some(first), Some(&top)) = (first, order.first()) {
+        chosen.push(&prose[first]);
+        // Later quotes are measured against the best sentence of any section.
+        let best = &prose[top];
         let best_score = best.score();
-        for &i in order.iter().skip(1) {
+        for &i in order.iter().filter(|&&i| i != first) {
             if chosen.len() >= max_sentences {
                 break;
             }
@@ -441,6 +458,60 @@ mod tests {
             "A node is a process that performs computation in the graph."
         );
         assert!(q.iter().all(|q| q.code.is_none()), "not a how-to question");
+    }
+
+    #[test]
+    fn first_quote_comes_from_the_best_ranked_section_with_a_sentence() {
+        // The second section matches the question's words better, but the search ranked the
+        // first one higher: it is quoted first. A section with no sentence (code only) is skipped.
+        let sources = vec![
+            src(0, "```bash\nros2 launch robot bringup.launch.py\n```"),
+            src(
+                1,
+                "Launch files start several nodes at once with their parameters.",
+            ),
+            src(
+                2,
+                "A launch file in ROS 2 is a launch file that launches ROS 2 launch nodes.",
+            ),
+        ];
+        let q = choose(
+            "What is a launch file in ROS 2?",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q[0].source, 1, "{q:?}");
+        assert!(q.iter().any(|q| q.source == 2), "{q:?}");
+    }
+
+    #[test]
+    fn few_sentences_are_embedded_best_ranked_sections_first() {
+        let sources = vec![
+            src(0, "Nodes are processes that run your robot code. Nodes talk to each other over named topics."),
+            src(1, "Topics carry typed messages between the nodes of the graph. Topics have one message type each."),
+            src(2, "Services answer one request with one reply. A service call blocks until the reply arrives."),
+        ];
+        let calls = std::cell::RefCell::new(Vec::new());
+        let embed = |t: &str| {
+            calls.borrow_mut().push(t.to_string());
+            Some(vec![1.0, 0.0])
+        };
+        let q = choose(
+            "What do nodes and topics do?",
+            &sources,
+            Some(&[1.0, 0.0]),
+            Some(&embed),
+            &Style::default(),
+        );
+        let calls = calls.into_inner();
+        assert_eq!(calls.len(), MAX_EMBEDDED, "{calls:?}");
+        assert!(
+            calls[0].starts_with("Nodes") && calls[1].starts_with("Topics"),
+            "{calls:?}"
+        );
+        assert_eq!(q[0].source, 0);
     }
 
     #[test]

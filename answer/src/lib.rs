@@ -151,11 +151,7 @@ pub fn signals(
         .map(|s| s.score)
         .filter(|s| s.is_finite())
         .fold(f32::NEG_INFINITY, f32::max);
-    let margin = if found.threshold > 0.0 {
-        top / found.threshold
-    } else {
-        1.0 + top.max(0.0)
-    };
+    let margin = top - found.threshold;
     let first = quotes.first().and_then(|q| shown.get(q.source));
     let q_terms = text::terms(question);
     let covered = first.map_or(0.0, |s| {
@@ -170,7 +166,13 @@ pub fn signals(
             .filter(|s| s.score >= found.threshold)
             .count(),
         covered,
-        from_top: first.is_some_and(|s| found.sources.first().is_some_and(|t| t.chunk == s.chunk)),
+        from_top: first.is_some_and(|s| found.sources.first().is_some_and(|t| t.chunk == s.chunk))
+            && quotes.first().is_some_and(|f| {
+                quotes
+                    .iter()
+                    .filter(|q| q.code.is_none())
+                    .all(|q| q.score <= f.score)
+            }),
         quoted: !quotes.is_empty(),
     }
 }

@@ -8,33 +8,43 @@
 //! - **out-of-scope** questions from the calibration bank (`eval/calibration/`: off-topic and
 //!   near-miss questions written for no particular book, never used in evaluation).
 //!
-//! The threshold sits between a high quantile of the out-of-scope scores and a low quantile of the
-//! answerable-like ones. Which quantiles, how they mix and the coverage weight are global
+//! The relevance is the book's best cosine plus a weight × its best term coverage, less a penalty
+//! for each query term the book never uses (a near-miss question names a tool or a thing the book
+//! lacks; a reader's paraphrase rarely uses more than one unseen word). The threshold is a mix of a
+//! high quantile of the out-of-scope relevances and a low quantile of the answerable-like ones, plus
+//! an offset. Which quantiles, the mix, the offset, the coverage weight and the penalty are global
 //! [`Calibration`] parameters, fitted leave-one-book-out over the labelled books
 //! (`tests/quality.rs` refits them for every held-out book; the defaults are the fit on all books).
 //! The result is stored in the asset's `SearchSettings`, so the browser refuses exactly as measured.
 
 use book_answer::passage::{passages, Kind};
 use book_answer::suggest::as_question;
-use book_retrieval::{Encoder, Index, Mode, SearchRequest};
+use book_retrieval::{Encoder, Index};
 
 /// Global parameters of the calibration (the same for every book).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
-    /// Weight of term coverage in the hybrid relevance (`cosine + weight × coverage`).
+    /// Weight of term coverage in the hybrid relevance (`cosine + weight × coverage − unseen`).
     pub coverage_weight: f32,
+    /// Relevance taken off per query term the book never uses (both phases; see
+    /// `SearchSettings::unseen_penalty`).
+    pub unseen_penalty: f32,
     /// Quantile of the out-of-scope relevances (hybrid).
     pub neg_quantile: f32,
     /// Quantile of the answerable-like relevances (hybrid).
     pub pos_quantile: f32,
     /// 0: the threshold is the out-of-scope quantile; 1: the answerable-like quantile.
     pub mix: f32,
-    /// The same three for the BM25-only phase (coverage alone).
+    /// Added to the mixed quantile (hybrid).
+    pub offset: f32,
+    /// The same four for the BM25-only phase (coverage alone).
     pub bm25_neg_quantile: f32,
     /// See `bm25_neg_quantile`.
     pub bm25_pos_quantile: f32,
     /// See `bm25_neg_quantile`.
     pub bm25_mix: f32,
+    /// See `bm25_neg_quantile`.
+    pub bm25_offset: f32,
 }
 
 impl Default for Calibration {
@@ -42,51 +52,66 @@ impl Default for Calibration {
     /// refits that leave the measured book out.
     fn default() -> Self {
         Self {
-            coverage_weight: 0.4,
-            neg_quantile: 0.85,
+            coverage_weight: 0.0,
+            unseen_penalty: 0.15,
+            neg_quantile: 1.0,
             pos_quantile: 0.0,
-            mix: 0.75,
+            mix: 0.25,
+            offset: -0.28,
             bm25_neg_quantile: 0.5,
             bm25_pos_quantile: 0.0,
-            bm25_mix: 0.0,
+            bm25_mix: 0.5,
+            bm25_offset: -0.3,
         }
     }
 }
 
-/// The refusal signals of one question: best cosine and best coverage among the hybrid hits, and
-/// best coverage among the BM25-only hits (`None` when nothing searchable was asked).
+/// The refusal signals of one question, as `Index::search` measures them: best cosine over the
+/// candidates, best term coverage over the book, and how many query terms the book never uses
+/// (`None` coverage when nothing searchable was asked).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Signals {
-    /// Best cosine of the hybrid hits.
+    /// Best cosine of the search's candidates.
     pub cosine: f32,
-    /// Best term coverage of the hybrid hits.
+    /// Best term coverage over the book's chunks.
     pub coverage: f32,
-    /// Best term coverage of the BM25-only hits; `None` when the question has no searchable term.
+    /// The same coverage for the BM25-only phase; `None` when the question has no searchable term.
     pub bm25_coverage: Option<f32>,
+    /// Query terms the book never uses.
+    pub unseen: usize,
 }
 
 impl Signals {
-    /// Hybrid relevance with coverage weight `w`.
-    pub fn relevance(&self, w: f32) -> f32 {
-        self.cosine + w * self.coverage
+    /// What the unseen terms take off the relevance, at `penalty` per term.
+    fn unseen_cost(&self, penalty: f32) -> f32 {
+        penalty * self.unseen.min(book_retrieval::index::MAX_UNSEEN_TERMS) as f32
+    }
+
+    /// Hybrid relevance with coverage weight `w` and unseen-term penalty `u`.
+    pub fn relevance(&self, w: f32, u: f32) -> f32 {
+        self.cosine + w * self.coverage - self.unseen_cost(u)
+    }
+
+    /// BM25-only relevance with unseen-term penalty `u` (`None`: nothing searchable).
+    pub fn bm25_relevance(&self, u: f32) -> Option<f32> {
+        self.bm25_coverage.map(|c| c - self.unseen_cost(u))
     }
 }
 
 /// Measures the refusal signals of `question`.
 pub fn signals(index: &Index, encoder: &Encoder, question: &str) -> Signals {
     let v = encoder.encode(question);
-    let mut req = SearchRequest::new(question, Some(&v));
-    let r = index.search(&req);
-    let cosine = r.hits.iter().filter_map(|h| h.dense).fold(-1f32, f32::max);
-    let coverage = r.hits.iter().map(|h| h.coverage).fold(0f32, f32::max);
-    req.mode = Mode::Bm25Only;
-    let b = index.search(&req);
-    let searchable = index.bm25.score(question).query_terms > 0;
-    let bm25_coverage = searchable.then(|| b.hits.iter().map(|h| h.coverage).fold(0f32, f32::max));
+    // The search's dense candidates hold the book's best cosine (exactly, without the ANN graph).
+    let cosine = (0..index.len())
+        .map(|i| index.vectors.exact(&v, i))
+        .fold(-1f32, f32::max);
+    let bm = index.bm25.score(question);
+    let coverage = bm.coverage.iter().copied().fold(0f32, f32::max);
     Signals {
         cosine,
         coverage,
-        bm25_coverage,
+        bm25_coverage: (bm.query_terms > 0).then_some(coverage),
+        unseen: bm.unseen_terms,
     }
 }
 
@@ -198,24 +223,30 @@ fn quantile(values: &mut [f32], q: f32) -> f32 {
         return 0.0;
     }
     values.sort_by(f32::total_cmp);
+    quantile_sorted(values, q)
+}
+
+fn quantile_sorted(values: &[f32], q: f32) -> f32 {
+    if values.is_empty() {
+        return 0.0;
+    }
     let pos = (q.clamp(0.0, 1.0) * (values.len() - 1) as f32).round() as usize;
     values[pos]
 }
 
-/// The book's thresholds: (coverage weight, hybrid min relevance, BM25 min coverage).
-pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32) {
-    let rel =
-        |v: &[Signals]| -> Vec<f32> { v.iter().map(|x| x.relevance(c.coverage_weight)).collect() };
-    let cov = |v: &[Signals]| -> Vec<f32> { v.iter().filter_map(|x| x.bm25_coverage).collect() };
+/// The book's thresholds: (coverage weight, hybrid min relevance, BM25 min coverage, unseen penalty).
+pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32, f32) {
+    let (w, u) = (c.coverage_weight, c.unseen_penalty);
+    let rel = |v: &[Signals]| -> Vec<f32> { v.iter().map(|x| x.relevance(w, u)).collect() };
+    let cov =
+        |v: &[Signals]| -> Vec<f32> { v.iter().filter_map(|x| x.bm25_relevance(u)).collect() };
     let hybrid = (1.0 - c.mix) * quantile(&mut rel(&s.negative), c.neg_quantile)
-        + c.mix * quantile(&mut rel(&s.positive), c.pos_quantile);
+        + c.mix * quantile(&mut rel(&s.positive), c.pos_quantile)
+        + c.offset;
     let bm25 = (1.0 - c.bm25_mix) * quantile(&mut cov(&s.negative), c.bm25_neg_quantile)
-        + c.bm25_mix * quantile(&mut cov(&s.positive), c.bm25_pos_quantile);
-    (
-        c.coverage_weight,
-        hybrid.clamp(0.0, 4.0),
-        bm25.clamp(0.0, 1.0),
-    )
+        + c.bm25_mix * quantile(&mut cov(&s.positive), c.bm25_pos_quantile)
+        + c.bm25_offset;
+    (w, hybrid.clamp(0.0, 4.0), bm25.clamp(0.0, 1.0), u)
 }
 
 /// Stores a book's calibrated thresholds in its index (the hash is recomputed, as on disk).
@@ -224,22 +255,23 @@ pub fn apply(
     s: &BookSample,
     c: &Calibration,
 ) -> Result<(), book_retrieval::AssetError> {
-    let (w, rel, cov) = thresholds(s, c);
+    let (w, rel, cov, u) = thresholds(s, c);
     index.meta.settings.coverage_weight = w;
     index.meta.settings.min_relevance = rel;
     index.meta.settings.min_coverage = cov;
+    index.meta.settings.unseen_penalty = u;
     let dim = index.dim();
     *index = Index::from_bytes(&index.to_bytes()?, Some(dim))?;
     Ok(())
 }
 
-/// Whether the search refuses a question with `sig` under thresholds `(w, rel, cov)`, in the
-/// hybrid phase (`hybrid`) or the BM25-only one: the rule of `Index::search`.
-pub fn refuses(sig: &Signals, t: (f32, f32, f32), hybrid: bool) -> bool {
+/// Whether the search refuses a question with `sig` under thresholds `t` (from [`thresholds`]), in
+/// the hybrid phase (`hybrid`) or the BM25-only one: the rule of `Index::search`.
+pub fn refuses(sig: &Signals, t: (f32, f32, f32, f32), hybrid: bool) -> bool {
     if hybrid {
-        sig.relevance(t.0) < t.1
+        sig.relevance(t.0, t.3) < t.1
     } else {
-        sig.bm25_coverage.is_none_or(|c| c < t.2)
+        sig.bm25_relevance(t.3).is_none_or(|c| c < t.2)
     }
 }
 
@@ -269,62 +301,124 @@ pub fn rates(b: &FitBook, c: &Calibration, hybrid: bool) -> (f32, f32) {
     (oos_r / oos.max(1.0), ans_r / ans.max(1.0))
 }
 
-/// Fits the global parameters on `books` (grid search): most out-of-scope questions refused while
-/// every book keeps answerable refusals at or under 8 %.
-pub fn fit(books: &[&FitBook]) -> Calibration {
-    let objective = |c: &Calibration, hybrid: bool| -> f32 {
-        let mut score = 0.0;
-        for b in books {
-            let (o, a) = rates(b, c, hybrid);
-            score += o.min(0.9) - 3.0 * a - if a > 0.08 { 1.0 } else { 0.0 };
+/// A book's relevances under one (coverage weight, unseen penalty), sorted once for every
+/// quantile and offset the grid tries.
+struct Scored {
+    negative: Vec<f32>,
+    positive: Vec<f32>,
+    /// (out of scope, relevance; `None`: always refused).
+    labelled: Vec<(bool, Option<f32>)>,
+}
+
+impl Scored {
+    fn new(b: &FitBook, hybrid: bool, w: f32, u: f32) -> Self {
+        let r = |s: &Signals| {
+            if hybrid {
+                Some(s.relevance(w, u))
+            } else {
+                s.bm25_relevance(u)
+            }
+        };
+        let mut negative: Vec<f32> = b.sample.negative.iter().filter_map(r).collect();
+        let mut positive: Vec<f32> = b.sample.positive.iter().filter_map(r).collect();
+        negative.sort_by(f32::total_cmp);
+        positive.sort_by(f32::total_cmp);
+        Scored {
+            negative,
+            positive,
+            labelled: b.labelled.iter().map(|(o, s)| (*o, r(s))).collect(),
         }
-        score
-    };
-    let qs_neg = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0];
-    let qs_pos = [0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3];
-    let mixes = [0.0, 0.25, 0.5, 0.75, 1.0];
-    let mut best = Calibration::default();
+    }
+
+    /// (out-of-scope refused, answerable refused) under the threshold of (quantiles, mix, offset).
+    fn rates(&self, nq: f32, pq: f32, mix: f32, offset: f32, hybrid: bool) -> (f32, f32) {
+        let t = (1.0 - mix) * quantile_sorted(&self.negative, nq)
+            + mix * quantile_sorted(&self.positive, pq)
+            + offset;
+        let t = if hybrid {
+            t.clamp(0.0, 4.0)
+        } else {
+            t.clamp(0.0, 1.0)
+        };
+        let (mut oos, mut oos_r, mut ans, mut ans_r) = (0f32, 0f32, 0f32, 0f32);
+        for (o, r) in &self.labelled {
+            let refused = r.is_none_or(|r| r < t);
+            if *o {
+                oos += 1.0;
+                oos_r += refused as u8 as f32;
+            } else {
+                ans += 1.0;
+                ans_r += refused as u8 as f32;
+            }
+        }
+        (oos_r / oos.max(1.0), ans_r / ans.max(1.0))
+    }
+}
+
+/// The fit's score of one book's rates: out-of-scope refusals (up to 0.9) count, answerable
+/// refusals cost three times as much, and more than 8 % of them costs a whole point.
+fn objective(o: f32, a: f32) -> f32 {
+    o.min(0.9) - 3.0 * a - if a > 0.08 { 1.0 } else { 0.0 }
+}
+
+/// Grid search of one phase's parameters: returns (w, u, neg quantile, pos quantile, mix, offset).
+fn fit_phase(books: &[&FitBook], hybrid: bool, weights: &[f32], penalties: &[f32]) -> [f32; 6] {
+    const NEG: [f32; 6] = [0.5, 0.75, 0.85, 0.9, 0.95, 1.0];
+    const POS: [f32; 3] = [0.0, 0.05, 0.1];
+    const MIX: [f32; 3] = [0.0, 0.25, 0.5];
+    let offsets: Vec<f32> = (-15..=30).map(|i| i as f32 * 0.02).collect();
+    let mut best = [0.0; 6];
     let mut best_score = f32::MIN;
-    for w in [0.4, 0.6, 0.8, 1.0, 1.2] {
-        for &a in &qs_neg {
-            for &b in &qs_pos {
-                for &m in &mixes {
-                    let c = Calibration {
-                        coverage_weight: w,
-                        neg_quantile: a,
-                        pos_quantile: b,
-                        mix: m,
-                        ..best
-                    };
-                    let s = objective(&c, true);
-                    if s > best_score {
-                        best_score = s;
-                        best = c;
+    for &w in weights {
+        for &u in penalties {
+            let scored: Vec<Scored> = books.iter().map(|b| Scored::new(b, hybrid, w, u)).collect();
+            for &nq in &NEG {
+                for &pq in &POS {
+                    for &mix in &MIX {
+                        if mix == 0.0 && pq != POS[0] {
+                            continue;
+                        }
+                        for &off in &offsets {
+                            let score: f32 = scored
+                                .iter()
+                                .map(|s| {
+                                    let (o, a) = s.rates(nq, pq, mix, off, hybrid);
+                                    objective(o, a)
+                                })
+                                .sum();
+                            if score > best_score {
+                                best_score = score;
+                                best = [w, u, nq, pq, mix, off];
+                            }
+                        }
                     }
                 }
             }
         }
     }
-    let mut best_score = f32::MIN;
-    let hybrid_part = best;
-    for &a in &qs_neg {
-        for &b in &qs_pos {
-            for &m in &mixes {
-                let c = Calibration {
-                    bm25_neg_quantile: a,
-                    bm25_pos_quantile: b,
-                    bm25_mix: m,
-                    ..hybrid_part
-                };
-                let s = objective(&c, false);
-                if s > best_score {
-                    best_score = s;
-                    best = c;
-                }
-            }
-        }
-    }
     best
+}
+
+/// Fits the global parameters on `books` (grid search): most out-of-scope questions refused while
+/// every book keeps answerable refusals at or under 8 %. The hybrid phase fits the coverage weight
+/// and the unseen-term penalty (shared with the BM25 phase), then the BM25 phase its threshold.
+pub fn fit(books: &[&FitBook]) -> Calibration {
+    const PENALTIES: [f32; 5] = [0.0, 0.05, 0.1, 0.15, 0.2];
+    let [w, u, nq, pq, mix, offset] =
+        fit_phase(books, true, &[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], &PENALTIES);
+    let [_, _, bnq, bpq, bmix, boffset] = fit_phase(books, false, &[w], &[u]);
+    Calibration {
+        coverage_weight: w,
+        unseen_penalty: u,
+        neg_quantile: nq,
+        pos_quantile: pq,
+        mix,
+        offset,
+        bm25_neg_quantile: bnq,
+        bm25_pos_quantile: bpq,
+        bm25_mix: bmix,
+        bm25_offset: boffset,
+    }
 }
 
 #[cfg(test)]
@@ -336,6 +430,7 @@ mod tests {
             cosine: rel,
             coverage: 0.0,
             bm25_coverage: Some(rel),
+            unseen: 0,
         }
     }
 
@@ -349,12 +444,14 @@ mod tests {
             neg_quantile: 1.0,
             pos_quantile: 0.0,
             mix: 0.5,
+            offset: 0.0,
             bm25_neg_quantile: 1.0,
             bm25_pos_quantile: 0.0,
             bm25_mix: 0.5,
+            bm25_offset: 0.0,
             ..Calibration::default()
         };
-        let (_, rel, cov) = thresholds(&s, &c);
+        let (_, rel, cov, _) = thresholds(&s, &c);
         assert!(rel > 0.5 && rel < 0.6, "{rel}");
         assert!(cov > 0.5 && cov < 0.6, "{cov}");
         let book = FitBook {
@@ -365,5 +462,24 @@ mod tests {
         let fitted = fit(&[&book]);
         assert_eq!(rates(&book, &fitted, true), (1.0, 0.0));
         assert_eq!(rates(&book, &fitted, false), (1.0, 0.0));
+    }
+
+    #[test]
+    fn unseen_terms_lower_the_relevance() {
+        let near_miss = Signals {
+            unseen: 2,
+            ..sig(0.6)
+        };
+        assert!(near_miss.relevance(0.0, 0.15) < sig(0.6).relevance(0.0, 0.15) - 0.29);
+        // At most MAX_UNSEEN_TERMS count.
+        let many = Signals {
+            unseen: 9,
+            ..sig(0.6)
+        };
+        assert!((many.relevance(0.0, 0.1) - 0.3).abs() < 1e-5);
+        assert_eq!(
+            many.bm25_relevance(0.1).map(|r| (r * 100.0).round()),
+            Some(30.0)
+        );
     }
 }

@@ -196,8 +196,8 @@ impl BookArgs {
         if !self.quiet {
             let s = built.index.meta.settings;
             eprintln!(
-                "calibrated refusal: min relevance {:.3} (coverage weight {:.2}), BM25 min coverage {:.3}",
-                s.min_relevance, s.coverage_weight, s.min_coverage
+                "calibrated refusal: min relevance {:.3} (coverage weight {:.2}), BM25 min coverage {:.3}, unseen-term penalty {:.2}",
+                s.min_relevance, s.coverage_weight, s.min_coverage, s.unseen_penalty
             );
         }
         Ok(())

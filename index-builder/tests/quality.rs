@@ -84,6 +84,10 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
     .unwrap_or_else(|e| panic!("{name}: {e:#}"))
 }
 
+/// Share of "high" answers with a gold top source the confidence cut-offs are fitted for on the
+/// training books: above the 85 % target, as a held-out book measures lower than the books fitted on.
+const HIGH_PRECISION: f32 = 0.95;
+
 struct Row {
     name: &'static str,
     phase: &'static str,
@@ -134,8 +138,8 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         let texts = eval::texts_of(book);
         let s = book.index.meta.settings;
         println!(
-            "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, min relevance {:.3}, BM25 min coverage {:.3}",
-            s.coverage_weight, s.min_relevance, s.min_coverage
+            "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, unseen-term penalty {:.2}, min relevance {:.3}, BM25 min coverage {:.3}",
+            s.coverage_weight, s.unseen_penalty, s.min_relevance, s.min_coverage
         );
         for (phase, hybrid) in [("before encoder", false), ("with encoder", true)] {
             let retrieval = run(book, qs, hybrid);
@@ -159,7 +163,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             .filter(|r| r.name != rows[i].name && r.phase == rows[i].phase)
             .flat_map(|r| r.graded.iter().copied())
             .collect();
-        let cut = fit_cutoffs(&train, 0.9, ExcerptCutoffs::for_phase(hybrid));
+        let cut = fit_cutoffs(&train, HIGH_PRECISION, ExcerptCutoffs::for_phase(hybrid));
         let (n, ok) = eval::regrade(&rows[i].graded, &cut);
         println!(
             "{} ({}): confidence cut-offs fitted on the other books {cut:?}",
@@ -176,7 +180,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             .collect();
         let cut = fit_cutoffs(
             &all,
-            0.9,
+            HIGH_PRECISION,
             ExcerptCutoffs::for_phase(phase == "with encoder"),
         );
         println!(
@@ -212,7 +216,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         check(
             a.first_quote_rate() as f64,
             0.8,
-            0.45,
+            0.48,
             true,
             "first quote from gold",
         );
@@ -229,21 +233,21 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         if hybrid {
             check(m.section_r5 as f64, 0.88, 0.8, true, "section recall@5");
             check(m.page_r5 as f64, 0.95, 0.88, true, "page recall@5");
-            check(
-                m.refusal_recall as f64,
-                0.75,
-                0.35,
-                true,
-                "out-of-scope refused",
-            );
-            check(
-                m.false_refusals as f64,
-                0.08,
-                0.3,
-                false,
-                "answerable refused",
-            );
         }
+        check(
+            m.refusal_recall as f64,
+            0.75,
+            0.45,
+            true,
+            "out-of-scope refused",
+        );
+        check(
+            m.false_refusals as f64,
+            0.08,
+            0.27,
+            false,
+            "answerable refused",
+        );
     }
     println!(
         "issue 11 targets missed ({}):\n{}",

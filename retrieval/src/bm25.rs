@@ -155,10 +155,12 @@ impl Bm25 {
         let mut total_idf = 0.0;
         // A word the book never uses weighs as much as the rarest possible term.
         let unseen_idf = self.idf(0);
+        let mut unseen_terms = 0;
         let Bm25Params { k1, b, .. } = self.params;
         for t in &terms {
             let Some(&ti) = self.lookup.get(t) else {
                 total_idf += unseen_idf;
+                unseen_terms += 1;
                 continue;
             };
             let (lo, hi) = (
@@ -184,6 +186,7 @@ impl Bm25 {
             scores,
             coverage,
             query_terms: terms.len(),
+            unseen_terms,
         }
     }
 
@@ -264,6 +267,9 @@ pub struct Bm25Scores {
     pub coverage: Vec<f32>,
     /// Distinct analyzed terms in the query (0: nothing searchable was asked).
     pub query_terms: usize,
+    /// Query terms the book never uses. A question naming something the book lacks (a tool, a
+    /// product) is usually out of scope, whatever the book's score scale: a refusal signal.
+    pub unseen_terms: usize,
 }
 
 #[cfg(test)]
@@ -299,6 +305,14 @@ mod tests {
         idx.write(&mut w);
         let back = Bm25::read(&mut Reader::new(&w.buf, "t"), 3).unwrap();
         assert_eq!(back, idx);
+    }
+
+    #[test]
+    fn counts_the_query_terms_the_book_never_uses() {
+        let idx = Bm25::build(&docs(), Bm25Params::default());
+        assert_eq!(idx.score("publish messages on topics").unseen_terms, 0);
+        let s = idx.score("publish messages to kubernetes with kafka");
+        assert_eq!((s.query_terms, s.unseen_terms), (4, 2));
     }
 
     #[test]

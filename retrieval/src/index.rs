@@ -41,6 +41,11 @@ pub struct SearchSettings {
     pub min_relevance: f32,
     /// Without the encoder (BM25 only): refuse when no chunk covers this share of the question's terms.
     pub min_coverage: f32,
+    /// Subtracted from the relevance (both phases) for each query term the book never uses, up
+    /// to [`MAX_UNSEEN_TERMS`]: near-miss questions name a tool or thing the book does not contain.
+    /// 0 in assets built before it existed (they refuse as they did).
+    #[serde(default)]
+    pub unseen_penalty: f32,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
     /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
@@ -63,6 +68,7 @@ impl Default for SearchSettings {
             coverage_weight: 0.8,
             min_relevance: 0.77,
             min_coverage: 0.35,
+            unseen_penalty: 0.0,
             candidates_per_result: 10,
             passage_weight: 0.5,
         }
@@ -449,6 +455,14 @@ impl Index {
         }
         cand.sort_unstable();
         cand.dedup();
+        let unseen = s.unseen_penalty * bm.unseen_terms.min(MAX_UNSEEN_TERMS) as f32;
+        // The refusal's signals are the best of every candidate (before one-per-section and the
+        // cut to `k`), so they do not depend on how the hits are ranked.
+        let best_dense = cand
+            .iter()
+            .filter_map(|&i| dense_of(i))
+            .fold(f32::MIN, f32::max);
+        let best_cov = bm.coverage.iter().copied().fold(0f32, f32::max);
         let max_bm = cand
             .iter()
             .map(|&i| bm.scores[i as usize])
@@ -470,7 +484,7 @@ impl Index {
                 let relevance = match dense {
                     Some(d) if mode != Mode::Bm25Only => d + s.coverage_weight * coverage,
                     _ => coverage,
-                };
+                } - unseen;
                 Hit {
                     chunk: i,
                     score,
@@ -509,14 +523,10 @@ impl Index {
         } else {
             s.min_relevance
         };
-        let best_cov = hits.iter().map(|h| h.coverage).fold(0f32, f32::max);
         let best = match mode {
             Mode::Bm25Only => best_cov,
-            _ => {
-                hits.iter().filter_map(|h| h.dense).fold(f32::MIN, f32::max)
-                    + s.coverage_weight * best_cov
-            }
-        };
+            _ => best_dense + s.coverage_weight * best_cov,
+        } - unseen;
         let refused =
             hits.is_empty() || (mode == Mode::Bm25Only && bm.query_terms == 0) || best < threshold;
         SearchResults {
@@ -536,6 +546,7 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
         && (0.0..=4.0).contains(&s.coverage_weight)
         && (0.0..=4.0).contains(&s.min_relevance)
         && unit(s.min_coverage)
+        && (0.0..=1.0).contains(&s.unseen_penalty)
         && (1..=1000).contains(&s.candidates_per_result)
         && (0.0..=1.0).contains(&s.passage_weight)
 }
@@ -565,6 +576,10 @@ fn top_indices(values: &[f32], k: usize) -> Vec<u32> {
     }
     idx
 }
+
+/// At most this many unseen query terms count against a question (see
+/// [`SearchSettings::unseen_penalty`]).
+pub const MAX_UNSEEN_TERMS: usize = 3;
 
 /// Inflates a deflate section, refusing anything implausibly large.
 pub(crate) fn inflate(data: &[u8]) -> Result<Vec<u8>, AssetError> {

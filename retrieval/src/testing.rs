@@ -490,6 +490,22 @@ mod tests {
     }
 
     #[test]
+    fn unseen_terms_lower_the_relevance_and_can_refuse() {
+        let mut idx = index();
+        let q = "gazebo gravity with kubernetes kafka";
+        let mut req = SearchRequest::new(q, None);
+        req.mode = Mode::Bm25Only;
+        let before = idx.search(&req);
+        idx.meta.settings.unseen_penalty = 0.2;
+        let after = idx.search(&req);
+        let top = |r: &crate::SearchResults| r.hits.first().map(|h| (h.chunk, h.relevance));
+        let ((c0, r0), (c1, r1)) = (top(&before).unwrap(), top(&after).unwrap());
+        assert_eq!(c0, c1, "the ranking does not change");
+        assert!((r0 - r1 - 0.4).abs() < 1e-5, "{r0} {r1}");
+        assert!(after.refused, "{after:?}");
+    }
+
+    #[test]
     fn the_encoder_matches_the_index_space() {
         let idx = index();
         let enc = encoder();
