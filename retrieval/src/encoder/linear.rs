@@ -62,6 +62,24 @@ impl Linear {
         }
     }
 
+    /// Quantizes f32 weights to `bits`-bit codes with one multiplier per `group` inputs (see
+    /// [`super::grouped`]), held as int8; int8 layers are returned as they are.
+    pub fn quantized_grouped(&self, bits: u8, group: usize) -> Linear {
+        match self {
+            Linear::F32 { w, b, out, inp } => {
+                let (q, scale) = super::grouped::quantize_rows_grouped(w, *inp, bits, group);
+                Linear::I8 {
+                    q,
+                    scale,
+                    b: b.clone(),
+                    out: *out,
+                    inp: *inp,
+                }
+            }
+            other => other.clone(),
+        }
+    }
+
     /// Applies the layer to `n` rows of `x` (n × inp), writing `y` (n × out).
     pub fn forward(&self, x: &[f32], n: usize, y: &mut Vec<f32>) {
         let (out, inp) = (self.out(), self.inp());

@@ -7,9 +7,12 @@
 //! large enough for the GEMM kernels (`matrixmultiply`) to run near peak.
 
 mod file;
+pub mod grouped;
 mod linear;
 pub mod math;
 
+pub use file::{ENCODER_MAGIC, ENCODER_VERSION};
+pub use grouped::Grouped;
 pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, sgemm, Linear};
 
 use crate::tokenizer::WordPiece;
@@ -116,6 +119,41 @@ pub enum WordEmbeddings {
         /// One scale per group of [`Q4_GROUP`] values.
         scales: Vec<f32>,
     },
+    /// Pruned rows as a low-bit grouped matrix (version-2 files): see [`Grouped`].
+    Grouped {
+        /// Stored row of each token id, or [`NO_ROW`] for a pruned token.
+        row_of: Vec<u16>,
+        /// The stored rows.
+        table: Grouped,
+    },
+}
+
+/// How the shipped encoder is quantized (`Encoder::quantized_with`): bits and group width of the
+/// layers' weights and of the word table. The default is what `index-builder build` ships.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantPlan {
+    /// Bits per weight of the attention query, key and value projections and the FFN expansion.
+    pub layer_bits: u8,
+    /// Bits per weight of the two output projections (attention output, FFN contraction).
+    pub out_bits: u8,
+    /// Values per group along a layer's input dimension.
+    pub layer_group: usize,
+    /// Bits per value of the word table.
+    pub word_bits: u8,
+    /// Values per group along a word-table row.
+    pub word_group: usize,
+}
+
+impl Default for QuantPlan {
+    fn default() -> Self {
+        QuantPlan {
+            layer_bits: 4,
+            out_bits: 4,
+            layer_group: 32,
+            word_bits: 4,
+            word_group: 32,
+        }
+    }
 }
 
 /// Values sharing one scale in the 4-bit word embeddings.
@@ -274,6 +312,17 @@ impl Encoder {
                     *o = q4_value(packed, scales, base + i);
                 }
             }
+            WordEmbeddings::Grouped { row_of, table } => {
+                let unk = row_of
+                    .get(self.tokenizer.unk_id() as usize)
+                    .copied()
+                    .unwrap_or(0);
+                let mut r = row_of.get(id as usize).copied().unwrap_or(NO_ROW);
+                if r == NO_ROW {
+                    r = unk;
+                }
+                table.row_into(r as usize, out);
+            }
         }
     }
 
@@ -315,9 +364,15 @@ impl Encoder {
         l.ff_norm.apply(x);
     }
 
-    /// The shipped form: int8 layers, and word embeddings kept only for `keep[id] == true`
-    /// (plus the special tokens), at 4 bits.
+    /// The shipped form with the default [`QuantPlan`].
     pub fn quantized(&self, keep: &[bool]) -> Encoder {
+        self.quantized_with(keep, &QuantPlan::default())
+    }
+
+    /// The shipped form: grouped low-bit layers held as int8, word embeddings kept only for
+    /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, and the position
+    /// table rounded to bf16 and cut to [`MAX_TOKENS`]. Exactly what `from_bytes(to_bytes())` gives.
+    pub fn quantized_with(&self, keep: &[bool], plan: &QuantPlan) -> Encoder {
         let h = self.config.hidden;
         let words = match &self.words {
             WordEmbeddings::F32(table) => {
@@ -334,26 +389,34 @@ impl Encoder {
                         rows.extend_from_slice(&table[id * h..(id + 1) * h]);
                     }
                 }
-                let (packed, scales) = quantize_q4(&rows);
-                WordEmbeddings::Q4 {
-                    row_of,
-                    packed,
-                    scales,
+                let (q, s) =
+                    grouped::quantize_rows_grouped(&rows, h, plan.word_bits, plan.word_group);
+                match Grouped::from_i8(&q, &s, h, plan.word_bits, plan.word_group) {
+                    Some(table) => WordEmbeddings::Grouped { row_of, table },
+                    None => {
+                        let (packed, scales) = quantize_q4(&rows);
+                        WordEmbeddings::Q4 {
+                            row_of,
+                            packed,
+                            scales,
+                        }
+                    }
                 }
             }
             other => other.clone(),
         };
+        let (lb, ob, g) = (plan.layer_bits, plan.out_bits, plan.layer_group);
         let layers = self
             .layers
             .iter()
             .map(|l| Layer {
-                query: l.query.quantized(),
-                key: l.key.quantized(),
-                value: l.value.quantized(),
-                attn_out: l.attn_out.quantized(),
+                query: l.query.quantized_grouped(lb, g),
+                key: l.key.quantized_grouped(lb, g),
+                value: l.value.quantized_grouped(lb, g),
+                attn_out: l.attn_out.quantized_grouped(ob, g),
                 attn_norm: l.attn_norm.clone(),
-                ff_in: l.ff_in.quantized(),
-                ff_out: l.ff_out.quantized(),
+                ff_in: l.ff_in.quantized_grouped(lb, g),
+                ff_out: l.ff_out.quantized_grouped(ob, g),
                 ff_norm: l.ff_norm.clone(),
             })
             .collect();
@@ -366,7 +429,10 @@ impl Encoder {
             tokenizer: self.tokenizer.clone(),
             vocab_text: self.vocab_text.clone(),
             words,
-            positions: self.positions[..positions_kept * h].to_vec(),
+            positions: self.positions[..positions_kept * h]
+                .iter()
+                .map(|&v| grouped::from_bf16(grouped::to_bf16(v)))
+                .collect(),
             token_type: self.token_type.clone(),
             embed_norm: self.embed_norm.clone(),
             layers,
