@@ -67,6 +67,14 @@ fn quantization_plans_size_and_fidelity() {
         keep[id as usize] = true;
     }
     let sentences = sentences();
+    // Calibration text: the sample book's paragraphs (never the measured sentences).
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| p.len() > 40)
+        .take(128)
+        .collect();
+    let ranges = f32_encoder.input_ranges(&paragraphs);
     // The sentences' own tokens are kept too, so that the cosine measures quantization alone (a
     // pruned token is [UNK] in both the shipped and a full-vocabulary int8 model).
     for s in &sentences {
@@ -78,31 +86,29 @@ fn quantization_plans_size_and_fidelity() {
     let d = QuantPlan::default();
     let mut plans = vec![("default", d)];
     if std::env::var_os("ENCODER_PLANS_ALL").is_some() {
-        let p = |lb, ob, g, wb, wg| QuantPlan {
+        let p = |lb, ob, g, wb, wg, sp, gptq| QuantPlan {
+            gptq,
             layer_bits: lb,
             out_bits: ob,
             layer_group: g,
             word_bits: wb,
             word_group: wg,
+            smooth_percent: sp,
         };
         plans.extend([
-            ("int8 layers (v1-like)", p(8, 8, 384, 4, 64)),
-            ("int8 layers, int8 words", p(8, 8, 384, 8, 384)),
-            ("4-bit g64", p(4, 4, 64, 4, 64)),
-            ("4-bit g32 words g64", p(4, 4, 32, 4, 64)),
-            ("4-bit g16", p(4, 4, 16, 4, 32)),
-            ("4-bit, outputs int8", p(4, 8, 32, 4, 32)),
-            ("words 3-bit", p(4, 4, 32, 3, 32)),
-            ("words 2-bit", p(4, 4, 32, 2, 16)),
-            ("3-bit g32 layers", p(3, 3, 32, 4, 32)),
-            ("3-bit g16 layers", p(3, 3, 16, 4, 32)),
-            ("3-bit, outputs 4-bit", p(3, 4, 32, 4, 32)),
+            ("int8 layers (v1-like)", p(8, 8, 384, 4, 64, 0, false)),
+            ("4-bit g32 plain rounding", p(4, 4, 32, 4, 32, 0, false)),
+            ("4-bit g32 GPTQ, no smoothing", p(4, 4, 32, 4, 32, 0, true)),
+            ("4-bit, outputs int8", p(4, 8, 32, 4, 32, 50, true)),
+            ("4-bit, words int8", p(4, 4, 32, 8, 384, 50, true)),
+            ("4-bit g64", p(4, 4, 64, 4, 64, 50, true)),
+            ("3-bit g32 layers", p(3, 3, 32, 4, 32, 50, true)),
         ]);
     }
     let mut default = (0f32, 0usize);
     eprintln!("plan | deflated MB | raw MB | cosine min | p1 | mean");
     for (name, plan) in plans {
-        let in_memory = f32_encoder.quantized_with(&keep, &plan);
+        let in_memory = f32_encoder.quantized_with(&keep, &plan, &ranges);
         let c0 = cosine(&in_memory.encode(&sentences[0]), &exact[0]);
         eprintln!("{name}: in memory, first sentence cosine {c0:.4}");
         let bytes = in_memory.to_bytes().unwrap();

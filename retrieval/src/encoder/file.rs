@@ -240,13 +240,27 @@ fn read_matrix(r: &mut Reader) -> Result<Grouped, AssetError> {
 fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
     match l {
         Linear::I8 {
-            q, scale, b, inp, ..
+            q,
+            scale,
+            smooth,
+            b,
+            inp,
+            ..
         } => {
             let m = LAYER_ENCODINGS
                 .iter()
                 .find_map(|&(bits, group)| Grouped::from_i8(q, scale, *inp, bits, group.min(*inp)))
                 .ok_or_else(not_quantized)?;
             write_matrix(w, &m);
+            let smooth_bits: Vec<u16> = smooth.iter().map(|&v| to_bf16(v)).collect();
+            if smooth_bits
+                .iter()
+                .zip(smooth)
+                .any(|(&b, &v)| from_bf16(b) != v)
+            {
+                return Err(not_quantized());
+            }
+            w.u16s(&smooth_bits);
             w.f32s(b);
             Ok(())
         }
@@ -256,7 +270,15 @@ fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
 
 fn read_linear_v2(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, AssetError> {
     let m = read_matrix(r)?;
+    let smooth: Vec<f32> = r.u16s()?.into_iter().map(from_bf16).collect();
     let b = r.f32s()?;
+    if !(smooth.is_empty() || smooth.len() == inp)
+        || smooth.iter().any(|s| !(s.is_finite() && *s > 0.0))
+    {
+        return Err(corrupt(
+            "layer input balance has the wrong size or a value ≤ 0".into(),
+        ));
+    }
     if m.rows != out || m.cols != inp || b.len() != out {
         return Err(corrupt(format!(
             "layer of shape {}x{} where {out}x{inp} was expected",
@@ -267,6 +289,7 @@ fn read_linear_v2(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, Asse
     Ok(Linear::I8 {
         q,
         scale,
+        smooth,
         b,
         out,
         inp,
@@ -286,6 +309,7 @@ fn read_linear_v1(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, Asse
     Ok(Linear::I8 {
         q,
         scale,
+        smooth: Vec::new(),
         b,
         out,
         inp,

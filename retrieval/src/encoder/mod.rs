@@ -7,13 +7,14 @@
 //! large enough for the GEMM kernels (`matrixmultiply`) to run near peak.
 
 mod file;
+mod gptq;
 pub mod grouped;
 mod linear;
 pub mod math;
 
 pub use file::{ENCODER_MAGIC, ENCODER_VERSION};
 pub use grouped::Grouped;
-pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, sgemm, Linear};
+pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, sgemm, Calibration, Linear};
 
 use crate::tokenizer::WordPiece;
 
@@ -142,6 +143,11 @@ pub struct QuantPlan {
     pub word_bits: u8,
     /// Values per group along a word-table row.
     pub word_group: usize,
+    /// SmoothQuant's migration strength α in percent (0 = no balancing): input column k is divided
+    /// by `s_k = max|x_k|^α / max|w_k|^(1-α)` and the weights' column multiplied by it.
+    pub smooth_percent: u8,
+    /// Round with GPTQ (error feedback weighted by the calibration inputs) rather than to nearest.
+    pub gptq: bool,
 }
 
 impl Default for QuantPlan {
@@ -152,6 +158,8 @@ impl Default for QuantPlan {
             layer_group: 32,
             word_bits: 4,
             word_group: 32,
+            smooth_percent: 50,
+            gptq: true,
         }
     }
 }
@@ -186,6 +194,16 @@ fn q4_value(packed: &[u8], scales: &[f32], idx: usize) -> f32 {
     let byte = packed.get(idx / 2).copied().unwrap_or(8);
     let code = if idx % 2 == 0 { byte & 0x0f } else { byte >> 4 };
     (code as i8 - 8) as f32 * scales.get(idx / Q4_GROUP).copied().unwrap_or(0.0)
+}
+
+/// Statistics of one layer's four distinct dense-product inputs on calibration text (see
+/// [`Encoder::input_ranges`]): [query/key/value, attention output, FFN expansion, FFN contraction].
+#[derive(Debug, Clone)]
+pub struct InputRanges {
+    /// Largest |value| of each input column.
+    pub max: [Vec<f32>; 4],
+    /// `Xᵀ X` of the inputs (width × width, row-major): what GPTQ weighs rounding errors by.
+    pub gram: [Vec<f32>; 4],
 }
 
 /// Marks a vocabulary id whose embedding row was pruned; it is embedded as `[UNK]`.
@@ -247,6 +265,35 @@ impl Encoder {
     /// for every dense layer, and attention runs per sequence. Sequences longer than the
     /// position table are cut; an empty one gives the zero vector.
     pub fn encode_batch_ids(&self, seqs: &[&[u32]]) -> Vec<Vec<f32>> {
+        self.forward(seqs, None)
+    }
+
+    /// The largest |value| of each input column of every layer's dense products, over the tokens
+    /// of `texts`: per layer, the inputs of [query/key/value, attention output, FFN expansion, FFN
+    /// contraction]. What [`Encoder::quantized_with`] balances weights and activations by.
+    pub fn input_ranges(&self, texts: &[&str]) -> Vec<InputRanges> {
+        let h = self.config.hidden;
+        let widths = [h, h, h, self.config.intermediate];
+        let mut ranges = vec![
+            InputRanges {
+                max: widths.map(|w| vec![0f32; w]),
+                gram: widths.map(|w| vec![0f32; w * w]),
+            };
+            self.layers.len()
+        ];
+        let max = MAX_TOKENS.min(self.config.max_positions);
+        for batch in texts.chunks(16) {
+            let ids: Vec<Vec<u32>> = batch
+                .iter()
+                .map(|t| self.tokenizer.encode(t, max))
+                .collect();
+            let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+            self.forward(&refs, Some(&mut ranges));
+        }
+        ranges
+    }
+
+    fn forward(&self, seqs: &[&[u32]], mut ranges: Option<&mut Vec<InputRanges>>) -> Vec<Vec<f32>> {
         let h = self.config.hidden;
         let lens: Vec<usize> = seqs
             .iter()
@@ -266,8 +313,9 @@ impl Encoder {
         }
         self.embed_norm.apply(&mut x);
         let mut scratch = Scratch::default();
-        for layer in &self.layers {
-            self.block(layer, &mut x, &lens, &mut scratch);
+        for (i, layer) in self.layers.iter().enumerate() {
+            let r = ranges.as_mut().and_then(|r| r.get_mut(i));
+            self.block(layer, &mut x, &lens, &mut scratch, r);
         }
         let mut out = Vec::with_capacity(seqs.len());
         let mut start = 0;
@@ -327,9 +375,38 @@ impl Encoder {
     }
 
     /// One transformer block over the stacked tokens of sequences of lengths `lens`.
-    fn block(&self, l: &Layer, x: &mut [f32], lens: &[usize], s: &mut Scratch) {
+    fn block(
+        &self,
+        l: &Layer,
+        x: &mut [f32],
+        lens: &[usize],
+        s: &mut Scratch,
+        mut ranges: Option<&mut InputRanges>,
+    ) {
         let h = self.config.hidden;
         let total = x.len() / h;
+        let mut record = |which: usize, v: &[f32]| {
+            if let Some(r) = ranges.as_mut() {
+                let m = &mut r.max[which];
+                let w = m.len();
+                for row in v.chunks_exact(w) {
+                    for (m, x) in m.iter_mut().zip(row) {
+                        *m = m.max(x.abs());
+                    }
+                }
+                let n = v.len() / w;
+                // gram += Xᵀ X, X being n × w row-major.
+                sgemm(
+                    (w, n, w),
+                    1.0,
+                    (v, 1, w as isize),
+                    (v, w as isize, 1),
+                    1.0,
+                    (r.gram[which].as_mut_slice(), w as isize, 1),
+                );
+            }
+        };
+        record(0, x);
         l.query.forward(x, total, &mut s.q);
         l.key.forward(x, total, &mut s.k);
         l.value.forward(x, total, &mut s.v);
@@ -350,13 +427,16 @@ impl Encoder {
             );
             start += n;
         }
+        record(1, &s.ctx);
         l.attn_out.forward(&s.ctx, total, &mut s.o);
         for (xv, ov) in x.iter_mut().zip(&s.o) {
             *xv += ov;
         }
         l.attn_norm.apply(x);
+        record(2, x);
         l.ff_in.forward(x, total, &mut s.ff);
         math::gelu_in_place(&mut s.ff);
+        record(3, &s.ff);
         l.ff_out.forward(&s.ff, total, &mut s.o);
         for (xv, ov) in x.iter_mut().zip(&s.o) {
             *xv += ov;
@@ -366,13 +446,21 @@ impl Encoder {
 
     /// The shipped form with the default [`QuantPlan`].
     pub fn quantized(&self, keep: &[bool]) -> Encoder {
-        self.quantized_with(keep, &QuantPlan::default())
+        self.quantized_with(keep, &QuantPlan::default(), &[])
     }
 
     /// The shipped form: grouped low-bit layers held as int8, word embeddings kept only for
     /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, and the position
     /// table rounded to bf16 and cut to [`MAX_TOKENS`]. Exactly what `from_bytes(to_bytes())` gives.
-    pub fn quantized_with(&self, keep: &[bool], plan: &QuantPlan) -> Encoder {
+    /// With `ranges` (from [`Encoder::input_ranges`] on text like the questions to come), each
+    /// layer's input columns are balanced against its weights first (SmoothQuant), so that the
+    /// few columns with large activations do not carry most of the rounding error.
+    pub fn quantized_with(
+        &self,
+        keep: &[bool],
+        plan: &QuantPlan,
+        ranges: &[InputRanges],
+    ) -> Encoder {
         let h = self.config.hidden;
         let words = match &self.words {
             WordEmbeddings::F32(table) => {
@@ -406,18 +494,30 @@ impl Encoder {
             other => other.clone(),
         };
         let (lb, ob, g) = (plan.layer_bits, plan.out_bits, plan.layer_group);
+        let alpha = plan.smooth_percent as f32 / 100.0;
         let layers = self
             .layers
             .iter()
-            .map(|l| Layer {
-                query: l.query.quantized_grouped(lb, g),
-                key: l.key.quantized_grouped(lb, g),
-                value: l.value.quantized_grouped(lb, g),
-                attn_out: l.attn_out.quantized_grouped(ob, g),
-                attn_norm: l.attn_norm.clone(),
-                ff_in: l.ff_in.quantized_grouped(lb, g),
-                ff_out: l.ff_out.quantized_grouped(ob, g),
-                ff_norm: l.ff_norm.clone(),
+            .enumerate()
+            .map(|(i, l)| {
+                let r = |which: usize| {
+                    ranges.get(i).map(|r| linear::Calibration {
+                        max: &r.max[which],
+                        gram: &r.gram[which],
+                        alpha,
+                        gptq: plan.gptq,
+                    })
+                };
+                Layer {
+                    query: l.query.quantized_grouped(lb, g, r(0)),
+                    key: l.key.quantized_grouped(lb, g, r(0)),
+                    value: l.value.quantized_grouped(lb, g, r(0)),
+                    attn_out: l.attn_out.quantized_grouped(ob, g, r(1)),
+                    attn_norm: l.attn_norm.clone(),
+                    ff_in: l.ff_in.quantized_grouped(lb, g, r(2)),
+                    ff_out: l.ff_out.quantized_grouped(ob, g, r(3)),
+                    ff_norm: l.ff_norm.clone(),
+                }
             })
             .collect();
         let positions_kept = MAX_TOKENS.min(self.config.max_positions);
