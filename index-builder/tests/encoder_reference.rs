@@ -76,10 +76,10 @@ fn encoder_matches_numpy_reference() {
         );
         let q = shipped.encode(&r.text);
         let cq = cosine(&q, &r.embedding);
-        // Version 2's 4-bit layers (GPTQ) stay above 0.95 on every labelled question too
-        // (`tests/encoder_plans.rs`); version 1's int8 layers gave ≥ 0.98.
+        // Version 2's layers (4-bit GPTQ, outputs int8) stay above 0.97 on every labelled
+        // question too (`tests/encoder_plans.rs`); version 1's int8 layers gave ≥ 0.98.
         assert!(
-            cq > 0.95,
+            cq > 0.97,
             "shipped encoder vs reference cosine {cq} for {:?}",
             r.text
         );

@@ -130,7 +130,9 @@ pub enum WordEmbeddings {
 }
 
 /// How the shipped encoder is quantized (`Encoder::quantized_with`): bits and group width of the
-/// layers' weights and of the word table. The default is what `index-builder build` ships.
+/// layers' weights and of the word table. The default is what `index-builder build` ships: 4-bit
+/// groups of 32 except the two output projections, kept at int8 rows because at 4 bits they cost
+/// up to 0.016 of section recall@5 on the labelled books (`out_bits: 4` saves about 1.8 MB more).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantPlan {
     /// Bits per weight of the attention query, key and value projections and the FFN expansion.
@@ -154,7 +156,7 @@ impl Default for QuantPlan {
     fn default() -> Self {
         QuantPlan {
             layer_bits: 4,
-            out_bits: 4,
+            out_bits: 8,
             layer_group: 32,
             word_bits: 4,
             word_group: 32,
