@@ -118,6 +118,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     // The hash is computed while serializing; load it back so the in-memory index is exactly the file's.
     let bytes = index.to_bytes()?;
     index = Index::from_bytes(&bytes, Some(dim))?;
+    let t_quant = Instant::now();
     let calibration = f32_encoder.input_ranges(&calibration_texts(&chunks));
     let encoder = f32_encoder.quantized_with(
         &vocab_to_keep(&f32_encoder, &chunks, opts.common_vocab),
@@ -125,6 +126,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         &calibration,
     );
     if opts.progress {
+        eprintln!(
+            "quantized the question encoder (calibrated on the book's text) in {:.1}s",
+            t_quant.elapsed().as_secs_f32()
+        );
         eprintln!(
             "indexed {} pages, {} chunks ({} embedded, {} cached) in {:.1}s",
             book.pages.len(),

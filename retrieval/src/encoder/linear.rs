@@ -90,7 +90,9 @@ impl Linear {
                         .collect();
                     &scaled
                 };
-                let (q, scale) = match calib.filter(|c| c.gptq) {
+                // At 8 bits plain rounding is already close; GPTQ would only cost build time
+                // (its largest factorization is the 1536-wide FFN contraction's).
+                let (q, scale) = match calib.filter(|c| c.gptq && bits < 8) {
                     Some(c) => {
                         // The rounded weights see the balanced inputs x / s.
                         let n = *inp;
@@ -188,7 +190,7 @@ pub struct Calibration<'a> {
     pub gram: &'a [f32],
     /// SmoothQuant's α (0 = no balancing).
     pub alpha: f32,
-    /// Round with GPTQ.
+    /// Round with GPTQ (below 8 bits).
     pub gptq: bool,
 }
 
