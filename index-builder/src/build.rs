@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use book_retrieval::bm25::{Bm25, Bm25Doc, Bm25Params};
-use book_retrieval::encoder::MODEL_ID;
+use book_retrieval::encoder::{QuantPlan, MODEL_ID};
 use book_retrieval::manifest::{Manifest, ManifestFiles, MANIFEST_VERSION};
 use book_retrieval::vectors::QuantizedVectors;
 use book_retrieval::{ChunkTexts, Encoder, Index, IndexMeta, PageInfo, SearchSettings};
@@ -146,8 +146,18 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     // The hash is computed while serializing; load it back so the in-memory index is exactly the file's.
     let bytes = index.to_bytes()?;
     index = Index::from_bytes(&bytes, Some(dim))?;
-    let encoder = f32_encoder.quantized(&vocab_to_keep(&f32_encoder, &chunks, opts.common_vocab));
+    let t_quant = Instant::now();
+    let calibration = f32_encoder.input_ranges(&calibration_texts(&chunks));
+    let encoder = f32_encoder.quantized_with(
+        &vocab_to_keep(&f32_encoder, &chunks, opts.common_vocab),
+        &QuantPlan::default(),
+        &calibration,
+    );
     if opts.progress {
+        eprintln!(
+            "quantized the question encoder (calibrated on the book's text) in {:.1}s",
+            t_quant.elapsed().as_secs_f32()
+        );
         eprintln!(
             "indexed {} pages, {} chunks ({} embedded, {} cached) in {:.1}s",
             book.pages.len(),
@@ -168,6 +178,30 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
 }
 
 /// Vocabulary ids whose embeddings ship: common English plus every token the book itself uses.
+/// Chunks sampled evenly through the book (at most [`CALIBRATION_TEXTS`]), each cut to a
+/// question's length: the inputs the encoder's quantization is fitted to (the book's own text; no
+/// labelled question is ever used).
+fn calibration_texts(chunks: &[BuiltChunk]) -> Vec<&str> {
+    let step = chunks.len().div_ceil(CALIBRATION_TEXTS).max(1);
+    chunks
+        .iter()
+        .step_by(step)
+        .map(|c| {
+            let t = c.embed_text.as_str();
+            let mut end = t.len().min(CALIBRATION_CHARS);
+            while !t.is_char_boundary(end) {
+                end -= 1;
+            }
+            &t[..end]
+        })
+        .collect()
+}
+
+/// How many chunk texts calibrate the encoder's quantization.
+const CALIBRATION_TEXTS: usize = 128;
+/// Characters of each calibration text (questions are short).
+const CALIBRATION_CHARS: usize = 400;
+
 fn vocab_to_keep(encoder: &Encoder, chunks: &[BuiltChunk], common: usize) -> Vec<bool> {
     let mut keep: Vec<bool> = (0..encoder.tokenizer.vocab_len())
         .map(|id| id < common)

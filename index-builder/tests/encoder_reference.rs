@@ -5,6 +5,7 @@ mod needs;
 
 use index_builder::model;
 
+use book_retrieval::encoder::QuantPlan;
 use book_retrieval::Encoder;
 
 #[derive(serde::Deserialize)]
@@ -34,7 +35,31 @@ fn encoder_matches_numpy_reference() {
     for id in refs.iter().flat_map(|r| &r.ids) {
         keep[*id as usize] = true;
     }
-    let shipped = Encoder::from_bytes(&f32_encoder.quantized(&keep).to_bytes().unwrap()).unwrap();
+    // Calibrated as the builder does, on book text (the sample book's), never on the references.
+    let mut book = String::new();
+    let mut dirs = vec![needs::repo().join("www/docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                book.push_str(&std::fs::read_to_string(&path).unwrap());
+                book.push_str("\n\n");
+            }
+        }
+    }
+    let calibration: Vec<&str> = book
+        .split("\n\n")
+        .filter(|p| p.trim().len() > 40)
+        .take(128)
+        .collect();
+    let shipped = f32_encoder.quantized_with(
+        &keep,
+        &QuantPlan::default(),
+        &f32_encoder.input_ranges(&calibration),
+    );
+    let shipped = Encoder::from_bytes(&shipped.to_bytes().unwrap()).unwrap();
     for r in &refs {
         assert_eq!(
             f32_encoder.tokenizer.encode(&r.text, 256),
@@ -51,11 +76,13 @@ fn encoder_matches_numpy_reference() {
         );
         let q = shipped.encode(&r.text);
         let cq = cosine(&q, &r.embedding);
+        // Version 2's layers (4-bit GPTQ, outputs int8) stay above 0.97 on every labelled
+        // question too (`tests/encoder_plans.rs`); version 1's int8 layers gave ≥ 0.98.
         assert!(
-            cq > 0.98,
-            "int8 encoder vs reference cosine {cq} for {:?}",
+            cq > 0.97,
+            "shipped encoder vs reference cosine {cq} for {:?}",
             r.text
         );
-        eprintln!("{:?}: f32 cosine {c:.6}, int8 cosine {cq:.6}", r.text);
+        eprintln!("{:?}: f32 cosine {c:.6}, shipped cosine {cq:.6}", r.text);
     }
 }

@@ -68,7 +68,7 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         "model weights not found at {} (scripts/setup.sh downloads them)",
         model_dir.display()
     );
-    build(&BuildOptions {
+    let built = build(&BuildOptions {
         cache: Some(embed::default_cache_path(&docs)),
         docs,
         read: ReadOptions::default(),
@@ -81,7 +81,14 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         title: name.to_string(),
         progress: false,
     })
-    .unwrap_or_else(|e| panic!("{name}: {e:#}"))
+    .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    let encoder = built.encoder.to_bytes().unwrap();
+    eprintln!(
+        "{name}: encoder file {} B, {} B deflated",
+        encoder.len(),
+        miniz_oxide::deflate::compress_to_vec(&encoder, 6).len()
+    );
+    built
 }
 
 /// Share of "high" answers with a gold top source the confidence cut-offs are fitted for on the

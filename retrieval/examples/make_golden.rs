@@ -1,6 +1,7 @@
-//! Writes the golden asset fixture (`tests/golden/v1/`): a four-chunk index, its chunk texts and a
-//! tiny deterministic encoder (1 layer, width 8, no real weights), plus `expected.json` with what a
-//! loader must get out of them. `tests/golden.rs` checks every loader against these files forever.
+//! Writes a golden asset fixture (`tests/golden/v<N>/`): a four-chunk index, its chunk texts and a
+//! tiny deterministic encoder (1 layer, width 8, no real weights; from v2 on, quantized with the
+//! shipped plan calibrated on the chunk texts), plus `expected.json` with what a loader must get
+//! out of them. `tests/golden.rs` checks every loader against these files forever.
 //!
 //! Run once per format version, with the writer of that version:
 //! `cargo run -p book-retrieval --example make_golden -- retrieval/tests/golden/v1`.
@@ -115,7 +116,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&out)?;
     let exact = tiny_encoder()?;
     let keep = vec![true; exact.tokenizer.vocab_len()];
-    let shipped = exact.quantized(&keep);
+    let texts: Vec<&str> = CHUNKS.iter().map(|(_, t)| *t).collect();
+    let shipped = exact.quantized_with(
+        &keep,
+        &book_retrieval::encoder::QuantPlan::default(),
+        &exact.input_ranges(&texts),
+    );
     let encoder_bytes = shipped.to_bytes()?;
 
     let chunks: Vec<ChunkMeta> = CHUNKS

@@ -19,6 +19,13 @@ const V1: Golden = Golden {
     expected: include_str!("golden/v1/expected.json"),
 };
 
+const V2: Golden = Golden {
+    index: include_bytes!("golden/v2/index.bin"),
+    chunks: include_bytes!("golden/v2/chunks.bin"),
+    encoder: include_bytes!("golden/v2/encoder.bin"),
+    expected: include_str!("golden/v2/expected.json"),
+};
+
 fn check(g: &Golden) {
     let expected: Value = serde_json::from_str(g.expected).unwrap();
     let dim = expected["dim"].as_u64().unwrap() as usize;
@@ -63,4 +70,11 @@ fn check(g: &Golden) {
 #[test]
 fn version_1_assets_still_load_and_give_the_recorded_results() {
     check(&V1);
+}
+
+#[test]
+fn version_2_assets_load_and_give_the_recorded_results() {
+    // Version 2 changed the encoder file only (grouped low-bit layers); index and texts are v1.
+    assert_eq!(u32::from_le_bytes(V2.encoder[8..12].try_into().unwrap()), 2);
+    check(&V2);
 }

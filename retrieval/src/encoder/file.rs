@@ -1,5 +1,8 @@
-//! `encoder.bin`: the shipped int8 encoder (see `FORMAT.md`, section "Encoder file").
+//! `encoder.bin`: the shipped quantized encoder (see `FORMAT.md`, section "Encoder file").
+//! Version 2 (grouped low-bit layers and word table, bf16 positions) is written; version 1 (int8
+//! layers, 4-bit word table) is still read.
 
+use super::grouped::{from_bf16, to_bf16, Grouped};
 use super::{Encoder, EncoderConfig, Layer, LayerNorm, Linear, WordEmbeddings, MODEL_ID};
 use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::error::AssetError;
@@ -7,12 +10,29 @@ use crate::tokenizer::WordPiece;
 
 /// First bytes of an encoder file.
 pub const ENCODER_MAGIC: &[u8; 8] = b"BKCHENC\0";
-/// The encoder file format version this build reads and writes.
-pub const ENCODER_VERSION: u32 = 1;
+/// The encoder file format version this build writes.
+pub const ENCODER_VERSION: u32 = 2;
+/// Every version this build reads.
+const READS: [u32; 2] = [1, ENCODER_VERSION];
+/// Encodings the writer tries for an int8 layer, smallest first: (bits, group). The first that
+/// holds the layer's values exactly is written.
+const LAYER_ENCODINGS: [(u8, usize); 10] = [
+    (2, 32),
+    (3, 64),
+    (3, 32),
+    (4, 128),
+    (4, 64),
+    (4, 32),
+    (4, 16),
+    (5, 32),
+    (6, 32),
+    (8, usize::MAX),
+];
 const WHAT: &str = "encoder file";
 
 impl Encoder {
-    /// Serializes a quantized encoder. Returns an error if any layer is still f32.
+    /// Serializes a quantized encoder in the current version. Returns an error if a layer or the
+    /// word table is still f32, or the position table is not bf16 values (not made by `quantized`).
     pub fn to_bytes(&self) -> Result<Vec<u8>, AssetError> {
         let mut body = Writer::default();
         let c = &self.config;
@@ -21,18 +41,21 @@ impl Encoder {
         }
         body.str(&self.vocab_text);
         match &self.words {
-            WordEmbeddings::Q4 {
-                row_of,
-                packed,
-                scales,
-            } => {
+            WordEmbeddings::Grouped { row_of, table } => {
                 body.u16s(row_of);
-                body.bytes(packed);
-                body.f32s(scales);
+                write_matrix(&mut body, table);
             }
-            WordEmbeddings::F32(_) => return Err(not_quantized()),
+            WordEmbeddings::F32(_) | WordEmbeddings::Q4 { .. } => return Err(not_quantized()),
         }
-        body.f32s(&self.positions);
+        let positions: Vec<u16> = self.positions.iter().map(|&v| to_bf16(v)).collect();
+        if positions
+            .iter()
+            .zip(&self.positions)
+            .any(|(&b, &v)| from_bf16(b) != v)
+        {
+            return Err(not_quantized());
+        }
+        body.u16s(&positions);
         body.f32s(&self.token_type);
         write_norm(&mut body, &self.embed_norm);
         for l in &self.layers {
@@ -52,7 +75,7 @@ impl Encoder {
 
     /// Loads `encoder.bin`, checking magic, version, model, hash and every shape. Never panics.
     pub fn from_bytes(data: &[u8]) -> Result<Encoder, AssetError> {
-        let (_, mut r) = open_envelope(data, ENCODER_MAGIC, &[ENCODER_VERSION], WHAT)?;
+        let (version, mut r) = open_envelope(data, ENCODER_MAGIC, &READS, WHAT)?;
         let model = r.str()?;
         if model != MODEL_ID {
             return Err(AssetError::Mismatch {
@@ -81,32 +104,20 @@ impl Encoder {
         let tokenizer =
             WordPiece::from_vocab_text(&vocab_text).map_err(|e| corrupt(e.to_string()))?;
         let row_of = r.u16s()?;
-        let packed = r.bytes()?.to_vec();
-        let scales = r.f32s()?;
-        let rows = packed.len() * 2 / h;
-        if packed.len() * 2 != rows * h
-            || scales.len() != (rows * h).div_ceil(super::Q4_GROUP)
-            || row_of.len() != tokenizer.vocab_len()
-        {
-            return Err(corrupt("word embedding table has the wrong size".into()));
-        }
-        if row_of
-            .iter()
-            .any(|&x| x != super::NO_ROW && x as usize >= rows)
-            || row_of
-                .get(tokenizer.unk_id() as usize)
-                .is_none_or(|&x| x == super::NO_ROW)
-        {
-            return Err(corrupt(
-                "word embedding row map points outside the table".into(),
-            ));
-        }
-        let words = WordEmbeddings::Q4 {
-            row_of,
-            packed,
-            scales,
+        let (words, positions) = if version == 1 {
+            (read_words_v1(&mut r, row_of, &tokenizer, h)?, r.f32s()?)
+        } else {
+            let table = read_matrix(&mut r)?;
+            if table.cols != h {
+                return Err(corrupt("word embedding table has the wrong width".into()));
+            }
+            check_row_of(&row_of, table.rows, &tokenizer)?;
+            let positions = r.u16s()?.into_iter().map(from_bf16).collect::<Vec<_>>();
+            if positions.iter().any(|v| !v.is_finite()) {
+                return Err(AssetError::NotFinite { what: WHAT });
+            }
+            (WordEmbeddings::Grouped { row_of, table }, positions)
         };
-        let positions = r.f32s()?;
         let token_type = r.f32s()?;
         if positions.len() != config.max_positions * h || token_type.len() != h {
             return Err(corrupt(
@@ -116,6 +127,13 @@ impl Encoder {
         let embed_norm = read_norm(&mut r, h)?;
         let mut layers = Vec::with_capacity(config.layers);
         for _ in 0..config.layers {
+            let read_linear = |r: &mut Reader, out, inp| {
+                if version == 1 {
+                    read_linear_v1(r, out, inp)
+                } else {
+                    read_linear_v2(r, out, inp)
+                }
+            };
             let query = read_linear(&mut r, h, h)?;
             let key = read_linear(&mut r, h, h)?;
             let value = read_linear(&mut r, h, h)?;
@@ -151,19 +169,98 @@ impl Encoder {
     }
 }
 
+/// Version-1 word table: 4-bit codes with one f32 scale per 64 values.
+fn read_words_v1(
+    r: &mut Reader,
+    row_of: Vec<u16>,
+    tokenizer: &WordPiece,
+    h: usize,
+) -> Result<WordEmbeddings, AssetError> {
+    let packed = r.bytes()?.to_vec();
+    let scales = r.f32s()?;
+    let rows = packed.len() * 2 / h;
+    if packed.len() * 2 != rows * h || scales.len() != (rows * h).div_ceil(super::Q4_GROUP) {
+        return Err(corrupt("word embedding table has the wrong size".into()));
+    }
+    check_row_of(&row_of, rows, tokenizer)?;
+    Ok(WordEmbeddings::Q4 {
+        row_of,
+        packed,
+        scales,
+    })
+}
+
+/// Every token maps to a stored row or to none, and `[UNK]` has one.
+fn check_row_of(row_of: &[u16], rows: usize, tokenizer: &WordPiece) -> Result<(), AssetError> {
+    if row_of.len() != tokenizer.vocab_len() {
+        return Err(corrupt("word embedding table has the wrong size".into()));
+    }
+    if row_of
+        .iter()
+        .any(|&x| x != super::NO_ROW && x as usize >= rows)
+        || row_of
+            .get(tokenizer.unk_id() as usize)
+            .is_none_or(|&x| x == super::NO_ROW)
+    {
+        return Err(corrupt(
+            "word embedding row map points outside the table".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn write_matrix(w: &mut Writer, m: &Grouped) {
+    w.u32(m.rows as u32);
+    w.u32(m.cols as u32);
+    w.u8(m.bits);
+    w.u32(m.group as u32);
+    w.bytes(&m.packed);
+    w.bytes(&m.mults);
+    w.u16s(&m.row_scale);
+}
+
+fn read_matrix(r: &mut Reader) -> Result<Grouped, AssetError> {
+    let rows = r.u32()? as usize;
+    let cols = r.u32()? as usize;
+    let bits = r.u8()?;
+    let group = r.u32()? as usize;
+    let m = Grouped {
+        rows,
+        cols,
+        bits,
+        group,
+        packed: r.bytes()?.to_vec(),
+        mults: r.bytes()?.to_vec(),
+        row_scale: r.u16s()?,
+    };
+    m.validate(WHAT)?;
+    Ok(m)
+}
+
 fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
     match l {
         Linear::I8 {
             q,
             scale,
+            smooth,
             b,
-            out,
             inp,
+            ..
         } => {
-            w.u32(*out as u32);
-            w.u32(*inp as u32);
-            w.i8s(q);
-            w.f32s(scale);
+            let m = LAYER_ENCODINGS
+                .iter()
+                .find_map(|&(bits, group)| Grouped::from_i8(q, scale, *inp, bits, group.min(*inp)))
+                .ok_or_else(not_quantized)?;
+            write_matrix(w, &m);
+            let smooth_bits: Vec<u16> = smooth.iter().map(|&v| to_bf16(v)).collect();
+            if smooth_bits
+                .iter()
+                .zip(smooth)
+                .any(|(&b, &v)| from_bf16(b) != v)
+            {
+                return Err(not_quantized());
+            }
+            w.u16s(&smooth_bits);
             w.f32s(b);
             Ok(())
         }
@@ -171,7 +268,35 @@ fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
     }
 }
 
-fn read_linear(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, AssetError> {
+fn read_linear_v2(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, AssetError> {
+    let m = read_matrix(r)?;
+    let smooth: Vec<f32> = r.u16s()?.into_iter().map(from_bf16).collect();
+    let b = r.f32s()?;
+    if !(smooth.is_empty() || smooth.len() == inp)
+        || smooth.iter().any(|s| !(s.is_finite() && *s > 0.0))
+    {
+        return Err(corrupt(
+            "layer input balance has the wrong size or a value ≤ 0".into(),
+        ));
+    }
+    if m.rows != out || m.cols != inp || b.len() != out {
+        return Err(corrupt(format!(
+            "layer of shape {}x{} where {out}x{inp} was expected",
+            m.rows, m.cols
+        )));
+    }
+    let (q, scale) = m.to_i8();
+    Ok(Linear::I8 {
+        q,
+        scale,
+        smooth,
+        b,
+        out,
+        inp,
+    })
+}
+
+fn read_linear_v1(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, AssetError> {
     let (o, i) = (r.u32()? as usize, r.u32()? as usize);
     let q = r.i8s()?;
     let scale = r.f32s()?;
@@ -184,6 +309,7 @@ fn read_linear(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, AssetEr
     Ok(Linear::I8 {
         q,
         scale,
+        smooth: Vec::new(),
         b,
         out,
         inp,

@@ -21,6 +21,9 @@ pub enum Linear {
         q: Vec<i8>,
         /// One scale per output row.
         scale: Vec<f32>,
+        /// Empty, or one divisor per input column (bf16 values) applied to the activations before
+        /// they are quantized; the weights' columns were multiplied by it (SmoothQuant).
+        smooth: Vec<f32>,
         /// Bias, one per output (f32).
         b: Vec<f32>,
         /// Output width.
@@ -53,6 +56,64 @@ impl Linear {
                 Linear::I8 {
                     q,
                     scale,
+                    smooth: Vec::new(),
+                    b: b.clone(),
+                    out: *out,
+                    inp: *inp,
+                }
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// Quantizes f32 weights to `bits`-bit codes with one multiplier per `group` inputs (see
+    /// [`super::grouped`]), held as int8; int8 layers are returned as they are.
+    /// With calibration statistics, input column k is first balanced by
+    /// `s_k = max|x_k|^alpha / max|w_k|^(1-alpha)` (SmoothQuant, when `alpha > 0`), and the
+    /// rounding is GPTQ's (when `gptq`).
+    pub fn quantized_grouped(&self, bits: u8, group: usize, calib: Option<Calibration>) -> Linear {
+        match self {
+            Linear::F32 { w, b, out, inp } => {
+                let calib = calib.filter(|c| c.max.len() == *inp && c.gram.len() == inp * inp);
+                let smooth = calib
+                    .as_ref()
+                    .filter(|c| c.alpha > 0.0)
+                    .map(|c| smoothing(w, *inp, c.max, c.alpha))
+                    .unwrap_or_default();
+                let scaled: Vec<f32>;
+                let w = if smooth.is_empty() {
+                    w
+                } else {
+                    scaled = w
+                        .chunks_exact(*inp)
+                        .flat_map(|row| row.iter().zip(&smooth).map(|(v, s)| v * s))
+                        .collect();
+                    &scaled
+                };
+                // At 8 bits plain rounding is already close; GPTQ would only cost build time
+                // (its largest factorization is the 1536-wide FFN contraction's).
+                let (q, scale) = match calib.filter(|c| c.gptq && bits < 8) {
+                    Some(c) => {
+                        // The rounded weights see the balanced inputs x / s.
+                        let n = *inp;
+                        let h: Vec<f64> = c
+                            .gram
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &v)| {
+                                let (a, b) = (i / n, i % n);
+                                let s = |k: usize| smooth.get(k).copied().unwrap_or(1.0) as f64;
+                                v as f64 / (s(a) * s(b))
+                            })
+                            .collect();
+                        super::gptq::quantize_gptq(w, n, &h, bits, group)
+                    }
+                    None => super::grouped::quantize_rows_grouped(w, *inp, bits, group),
+                };
+                Linear::I8 {
+                    q,
+                    scale,
+                    smooth,
                     b: b.clone(),
                     out: *out,
                     inp: *inp,
@@ -82,14 +143,30 @@ impl Linear {
                     (y.as_mut_slice(), out as isize, 1),
                 );
             }
-            Linear::I8 { q, scale, b, .. } => {
+            Linear::I8 {
+                q,
+                scale,
+                smooth,
+                b,
+                ..
+            } => {
                 // All token rows are quantized first, so the weights are read from memory once per
                 // call rather than once per token.
                 let mut xq = vec![0i8; n * inp];
+                let mut row = vec![0f32; if smooth.is_empty() { 0 } else { inp }];
                 let sx: Vec<f32> = x
                     .chunks_exact(inp)
                     .zip(xq.chunks_exact_mut(inp))
-                    .map(|(src, dst)| quantize_into(src, dst))
+                    .map(|(src, dst)| {
+                        if smooth.is_empty() {
+                            quantize_into(src, dst)
+                        } else {
+                            for ((r, v), s) in row.iter_mut().zip(src).zip(smooth) {
+                                *r = v / s;
+                            }
+                            quantize_into(&row, dst)
+                        }
+                    })
                     .collect();
                 let mut acc = vec![0i32; n * out];
                 gemm_i8(&xq, n, q, &mut acc);
@@ -101,6 +178,44 @@ impl Linear {
             }
         }
     }
+}
+
+/// Calibration statistics of one layer's inputs, and how to use them (see
+/// [`Linear::quantized_grouped`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Calibration<'a> {
+    /// Largest |value| of each input column.
+    pub max: &'a [f32],
+    /// `Xᵀ X` of the inputs, `inp × inp`.
+    pub gram: &'a [f32],
+    /// SmoothQuant's α (0 = no balancing).
+    pub alpha: f32,
+    /// Round with GPTQ (below 8 bits).
+    pub gptq: bool,
+}
+
+/// SmoothQuant's per-column factors `ranges_k^alpha / max|w_k|^(1-alpha)`, rounded to bf16 (so a
+/// file stores them exactly); 1 for a column that is zero in either.
+fn smoothing(w: &[f32], inp: usize, ranges: &[f32], alpha: f32) -> Vec<f32> {
+    let mut wmax = vec![0f32; inp];
+    for row in w.chunks_exact(inp) {
+        for (m, v) in wmax.iter_mut().zip(row) {
+            *m = m.max(v.abs());
+        }
+    }
+    ranges
+        .iter()
+        .zip(&wmax)
+        .map(|(&x, &m)| {
+            let s = x.powf(alpha) / m.powf(1.0 - alpha);
+            let s = if s.is_finite() && s > 0.0 {
+                s.clamp(1e-3, 1e3)
+            } else {
+                1.0
+            };
+            super::grouped::from_bf16(super::grouped::to_bf16(s))
+        })
+        .collect()
 }
 
 /// A strided matrix operand: the slice, its row stride and its column stride (in elements).

@@ -7,10 +7,14 @@
 //! large enough for the GEMM kernels (`matrixmultiply`) to run near peak.
 
 mod file;
+mod gptq;
+pub mod grouped;
 mod linear;
 pub mod math;
 
-pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, sgemm, Linear};
+pub use file::{ENCODER_MAGIC, ENCODER_VERSION};
+pub use grouped::Grouped;
+pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, sgemm, Calibration, Linear};
 
 use crate::tokenizer::WordPiece;
 
@@ -116,6 +120,50 @@ pub enum WordEmbeddings {
         /// One scale per group of [`Q4_GROUP`] values.
         scales: Vec<f32>,
     },
+    /// Pruned rows as a low-bit grouped matrix (version-2 files): see [`Grouped`].
+    Grouped {
+        /// Stored row of each token id, or [`NO_ROW`] for a pruned token.
+        row_of: Vec<u16>,
+        /// The stored rows.
+        table: Grouped,
+    },
+}
+
+/// How the shipped encoder is quantized (`Encoder::quantized_with`): bits and group width of the
+/// layers' weights and of the word table. The default is what `index-builder build` ships: 4-bit
+/// groups of 32 except the two output projections, kept at int8 rows because at 4 bits they cost
+/// up to 0.016 of section recall@5 on the labelled books (`out_bits: 4` saves about 1.8 MB more).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantPlan {
+    /// Bits per weight of the attention query, key and value projections and the FFN expansion.
+    pub layer_bits: u8,
+    /// Bits per weight of the two output projections (attention output, FFN contraction).
+    pub out_bits: u8,
+    /// Values per group along a layer's input dimension.
+    pub layer_group: usize,
+    /// Bits per value of the word table.
+    pub word_bits: u8,
+    /// Values per group along a word-table row.
+    pub word_group: usize,
+    /// SmoothQuant's migration strength α in percent (0 = no balancing): input column k is divided
+    /// by `s_k = max|x_k|^α / max|w_k|^(1-α)` and the weights' column multiplied by it.
+    pub smooth_percent: u8,
+    /// Round with GPTQ (error feedback weighted by the calibration inputs) rather than to nearest.
+    pub gptq: bool,
+}
+
+impl Default for QuantPlan {
+    fn default() -> Self {
+        QuantPlan {
+            layer_bits: 4,
+            out_bits: 8,
+            layer_group: 32,
+            word_bits: 4,
+            word_group: 32,
+            smooth_percent: 50,
+            gptq: true,
+        }
+    }
 }
 
 /// Values sharing one scale in the 4-bit word embeddings.
@@ -148,6 +196,16 @@ fn q4_value(packed: &[u8], scales: &[f32], idx: usize) -> f32 {
     let byte = packed.get(idx / 2).copied().unwrap_or(8);
     let code = if idx % 2 == 0 { byte & 0x0f } else { byte >> 4 };
     (code as i8 - 8) as f32 * scales.get(idx / Q4_GROUP).copied().unwrap_or(0.0)
+}
+
+/// Statistics of one layer's four distinct dense-product inputs on calibration text (see
+/// [`Encoder::input_ranges`]): [query/key/value, attention output, FFN expansion, FFN contraction].
+#[derive(Debug, Clone)]
+pub struct InputRanges {
+    /// Largest |value| of each input column.
+    pub max: [Vec<f32>; 4],
+    /// `Xᵀ X` of the inputs (width × width, row-major): what GPTQ weighs rounding errors by.
+    pub gram: [Vec<f32>; 4],
 }
 
 /// Marks a vocabulary id whose embedding row was pruned; it is embedded as `[UNK]`.
@@ -209,6 +267,35 @@ impl Encoder {
     /// for every dense layer, and attention runs per sequence. Sequences longer than the
     /// position table are cut; an empty one gives the zero vector.
     pub fn encode_batch_ids(&self, seqs: &[&[u32]]) -> Vec<Vec<f32>> {
+        self.forward(seqs, None)
+    }
+
+    /// The largest |value| of each input column of every layer's dense products, over the tokens
+    /// of `texts`: per layer, the inputs of [query/key/value, attention output, FFN expansion, FFN
+    /// contraction]. What [`Encoder::quantized_with`] balances weights and activations by.
+    pub fn input_ranges(&self, texts: &[&str]) -> Vec<InputRanges> {
+        let h = self.config.hidden;
+        let widths = [h, h, h, self.config.intermediate];
+        let mut ranges = vec![
+            InputRanges {
+                max: widths.map(|w| vec![0f32; w]),
+                gram: widths.map(|w| vec![0f32; w * w]),
+            };
+            self.layers.len()
+        ];
+        let max = MAX_TOKENS.min(self.config.max_positions);
+        for batch in texts.chunks(16) {
+            let ids: Vec<Vec<u32>> = batch
+                .iter()
+                .map(|t| self.tokenizer.encode(t, max))
+                .collect();
+            let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+            self.forward(&refs, Some(&mut ranges));
+        }
+        ranges
+    }
+
+    fn forward(&self, seqs: &[&[u32]], mut ranges: Option<&mut Vec<InputRanges>>) -> Vec<Vec<f32>> {
         let h = self.config.hidden;
         let lens: Vec<usize> = seqs
             .iter()
@@ -228,8 +315,9 @@ impl Encoder {
         }
         self.embed_norm.apply(&mut x);
         let mut scratch = Scratch::default();
-        for layer in &self.layers {
-            self.block(layer, &mut x, &lens, &mut scratch);
+        for (i, layer) in self.layers.iter().enumerate() {
+            let r = ranges.as_mut().and_then(|r| r.get_mut(i));
+            self.block(layer, &mut x, &lens, &mut scratch, r);
         }
         let mut out = Vec::with_capacity(seqs.len());
         let mut start = 0;
@@ -274,13 +362,53 @@ impl Encoder {
                     *o = q4_value(packed, scales, base + i);
                 }
             }
+            WordEmbeddings::Grouped { row_of, table } => {
+                let unk = row_of
+                    .get(self.tokenizer.unk_id() as usize)
+                    .copied()
+                    .unwrap_or(0);
+                let mut r = row_of.get(id as usize).copied().unwrap_or(NO_ROW);
+                if r == NO_ROW {
+                    r = unk;
+                }
+                table.row_into(r as usize, out);
+            }
         }
     }
 
     /// One transformer block over the stacked tokens of sequences of lengths `lens`.
-    fn block(&self, l: &Layer, x: &mut [f32], lens: &[usize], s: &mut Scratch) {
+    fn block(
+        &self,
+        l: &Layer,
+        x: &mut [f32],
+        lens: &[usize],
+        s: &mut Scratch,
+        mut ranges: Option<&mut InputRanges>,
+    ) {
         let h = self.config.hidden;
         let total = x.len() / h;
+        let mut record = |which: usize, v: &[f32]| {
+            if let Some(r) = ranges.as_mut() {
+                let m = &mut r.max[which];
+                let w = m.len();
+                for row in v.chunks_exact(w) {
+                    for (m, x) in m.iter_mut().zip(row) {
+                        *m = m.max(x.abs());
+                    }
+                }
+                let n = v.len() / w;
+                // gram += Xᵀ X, X being n × w row-major.
+                sgemm(
+                    (w, n, w),
+                    1.0,
+                    (v, 1, w as isize),
+                    (v, w as isize, 1),
+                    1.0,
+                    (r.gram[which].as_mut_slice(), w as isize, 1),
+                );
+            }
+        };
+        record(0, x);
         l.query.forward(x, total, &mut s.q);
         l.key.forward(x, total, &mut s.k);
         l.value.forward(x, total, &mut s.v);
@@ -301,13 +429,16 @@ impl Encoder {
             );
             start += n;
         }
+        record(1, &s.ctx);
         l.attn_out.forward(&s.ctx, total, &mut s.o);
         for (xv, ov) in x.iter_mut().zip(&s.o) {
             *xv += ov;
         }
         l.attn_norm.apply(x);
+        record(2, x);
         l.ff_in.forward(x, total, &mut s.ff);
         math::gelu_in_place(&mut s.ff);
+        record(3, &s.ff);
         l.ff_out.forward(&s.ff, total, &mut s.o);
         for (xv, ov) in x.iter_mut().zip(&s.o) {
             *xv += ov;
@@ -315,9 +446,23 @@ impl Encoder {
         l.ff_norm.apply(x);
     }
 
-    /// The shipped form: int8 layers, and word embeddings kept only for `keep[id] == true`
-    /// (plus the special tokens), at 4 bits.
+    /// The shipped form with the default [`QuantPlan`].
     pub fn quantized(&self, keep: &[bool]) -> Encoder {
+        self.quantized_with(keep, &QuantPlan::default(), &[])
+    }
+
+    /// The shipped form: grouped low-bit layers held as int8, word embeddings kept only for
+    /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, and the position
+    /// table rounded to bf16 and cut to [`MAX_TOKENS`]. Exactly what `from_bytes(to_bytes())` gives.
+    /// With `ranges` (from [`Encoder::input_ranges`] on text like the questions to come), each
+    /// layer's input columns are balanced against its weights first (SmoothQuant), so that the
+    /// few columns with large activations do not carry most of the rounding error.
+    pub fn quantized_with(
+        &self,
+        keep: &[bool],
+        plan: &QuantPlan,
+        ranges: &[InputRanges],
+    ) -> Encoder {
         let h = self.config.hidden;
         let words = match &self.words {
             WordEmbeddings::F32(table) => {
@@ -334,27 +479,47 @@ impl Encoder {
                         rows.extend_from_slice(&table[id * h..(id + 1) * h]);
                     }
                 }
-                let (packed, scales) = quantize_q4(&rows);
-                WordEmbeddings::Q4 {
-                    row_of,
-                    packed,
-                    scales,
+                let (q, s) =
+                    grouped::quantize_rows_grouped(&rows, h, plan.word_bits, plan.word_group);
+                match Grouped::from_i8(&q, &s, h, plan.word_bits, plan.word_group) {
+                    Some(table) => WordEmbeddings::Grouped { row_of, table },
+                    None => {
+                        let (packed, scales) = quantize_q4(&rows);
+                        WordEmbeddings::Q4 {
+                            row_of,
+                            packed,
+                            scales,
+                        }
+                    }
                 }
             }
             other => other.clone(),
         };
+        let (lb, ob, g) = (plan.layer_bits, plan.out_bits, plan.layer_group);
+        let alpha = plan.smooth_percent as f32 / 100.0;
         let layers = self
             .layers
             .iter()
-            .map(|l| Layer {
-                query: l.query.quantized(),
-                key: l.key.quantized(),
-                value: l.value.quantized(),
-                attn_out: l.attn_out.quantized(),
-                attn_norm: l.attn_norm.clone(),
-                ff_in: l.ff_in.quantized(),
-                ff_out: l.ff_out.quantized(),
-                ff_norm: l.ff_norm.clone(),
+            .enumerate()
+            .map(|(i, l)| {
+                let r = |which: usize| {
+                    ranges.get(i).map(|r| linear::Calibration {
+                        max: &r.max[which],
+                        gram: &r.gram[which],
+                        alpha,
+                        gptq: plan.gptq,
+                    })
+                };
+                Layer {
+                    query: l.query.quantized_grouped(lb, g, r(0)),
+                    key: l.key.quantized_grouped(lb, g, r(0)),
+                    value: l.value.quantized_grouped(lb, g, r(0)),
+                    attn_out: l.attn_out.quantized_grouped(ob, g, r(1)),
+                    attn_norm: l.attn_norm.clone(),
+                    ff_in: l.ff_in.quantized_grouped(lb, g, r(2)),
+                    ff_out: l.ff_out.quantized_grouped(ob, g, r(3)),
+                    ff_norm: l.ff_norm.clone(),
+                }
             })
             .collect();
         let positions_kept = MAX_TOKENS.min(self.config.max_positions);
@@ -366,7 +531,10 @@ impl Encoder {
             tokenizer: self.tokenizer.clone(),
             vocab_text: self.vocab_text.clone(),
             words,
-            positions: self.positions[..positions_kept * h].to_vec(),
+            positions: self.positions[..positions_kept * h]
+                .iter()
+                .map(|&v| grouped::from_bf16(grouped::to_bf16(v)))
+                .collect(),
             token_type: self.token_type.clone(),
             embed_norm: self.embed_norm.clone(),
             layers,

@@ -1,0 +1,146 @@
+//! The shipped encoder's size and fidelity under several quantization plans: for each, the
+//! deflated size of its file (the sample book's vocabulary kept, as `build` does) and the cosine of
+//! its question vectors to the exact f32 model's, over every labelled question and the reference
+//! sentences. Prints a table (`ENCODER_PLANS_ALL=1`: every plan compared in FORMAT.md's terms);
+//! asserts the default plan's figures as measured (cosine ≥ 0.97 on every sentence, file
+//! deflated ≤ 9.5 MB with the sentences' tokens kept too; version 1 was 11.5 MB).
+//!
+//! `cargo test --release -p index-builder --test encoder_plans -- --include-ignored --nocapture`
+
+mod needs;
+
+use book_retrieval::encoder::QuantPlan;
+use index_builder::model;
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Every labelled question and reference sentence.
+fn sentences() -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(needs::repo().join("eval")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            for line in std::fs::read_to_string(&path).unwrap().lines() {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                    if let Some(q) = v["question"].as_str() {
+                        out.push(q.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let refs: Vec<serde_json::Value> = serde_json::from_str(include_str!(
+        "../../retrieval/tests/fixtures/reference.json"
+    ))
+    .unwrap();
+    out.extend(
+        refs.iter()
+            .filter_map(|r| r["text"].as_str().map(String::from)),
+    );
+    out
+}
+
+/// The sample book's Markdown, for the vocabulary the builder would keep.
+fn sample_text(dir: &std::path::Path, out: &mut String) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sample_text(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md" || e == "mdx") {
+            out.push_str(&std::fs::read_to_string(&path).unwrap());
+            out.push('\n');
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the model (BOOK_CHAT_MODEL_DIR or scripts/setup.sh); run in release"]
+fn quantization_plans_size_and_fidelity() {
+    let f32_encoder = model::load_f32_encoder(&needs::model_dir()).unwrap();
+    let mut text = String::new();
+    sample_text(&needs::repo().join("www/docs"), &mut text);
+    let mut keep: Vec<bool> = (0..f32_encoder.tokenizer.vocab_len())
+        .map(|id| id < 6000)
+        .collect();
+    for id in f32_encoder.tokenizer.encode(&text, usize::MAX) {
+        keep[id as usize] = true;
+    }
+    let sentences = sentences();
+    // Calibration text: the sample book's paragraphs (never the measured sentences).
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| p.len() > 40)
+        .take(128)
+        .collect();
+    let ranges = f32_encoder.input_ranges(&paragraphs);
+    // The sentences' own tokens are kept too, so that the cosine measures quantization alone (a
+    // pruned token is [UNK] in both the shipped and a full-vocabulary int8 model).
+    for s in &sentences {
+        for id in f32_encoder.tokenizer.encode(s, usize::MAX) {
+            keep[id as usize] = true;
+        }
+    }
+    let exact: Vec<Vec<f32>> = sentences.iter().map(|s| f32_encoder.encode(s)).collect();
+    let d = QuantPlan::default();
+    let mut plans = vec![("default", d)];
+    if std::env::var_os("ENCODER_PLANS_ALL").is_some() {
+        let p = |lb, ob, g, wb, wg, sp, gptq| QuantPlan {
+            gptq,
+            layer_bits: lb,
+            out_bits: ob,
+            layer_group: g,
+            word_bits: wb,
+            word_group: wg,
+            smooth_percent: sp,
+        };
+        plans.extend([
+            ("int8 layers (v1-like)", p(8, 8, 384, 4, 64, 0, false)),
+            ("4-bit everywhere", p(4, 4, 32, 4, 32, 50, true)),
+            ("4-bit g32 plain rounding", p(4, 4, 32, 4, 32, 0, false)),
+            ("4-bit g32 GPTQ, no smoothing", p(4, 4, 32, 4, 32, 0, true)),
+            ("4-bit, outputs int8", p(4, 8, 32, 4, 32, 50, true)),
+            ("4-bit, words int8", p(4, 4, 32, 8, 384, 50, true)),
+            ("4-bit g64", p(4, 4, 64, 4, 64, 50, true)),
+            ("3-bit g32 layers", p(3, 3, 32, 4, 32, 50, true)),
+        ]);
+    }
+    let mut default = (0f32, 0usize);
+    eprintln!("plan | deflated MB | raw MB | cosine min | p1 | mean");
+    for (name, plan) in plans {
+        let in_memory = f32_encoder.quantized_with(&keep, &plan, &ranges);
+        let bytes = in_memory.to_bytes().unwrap();
+        let shipped = book_retrieval::Encoder::from_bytes(&bytes).unwrap();
+        let deflated = miniz_oxide::deflate::compress_to_vec(&bytes, 6).len();
+        let mut cos: Vec<f32> = sentences
+            .iter()
+            .zip(&exact)
+            .map(|(s, e)| cosine(&shipped.encode(s), e))
+            .collect();
+        cos.sort_by(f32::total_cmp);
+        let mean = cos.iter().sum::<f32>() / cos.len() as f32;
+        eprintln!(
+            "{name} | {:.2} | {:.2} | {:.4} | {:.4} | {:.4}",
+            deflated as f64 / 1e6,
+            bytes.len() as f64 / 1e6,
+            cos[0],
+            cos[cos.len() / 100],
+            mean
+        );
+        if name == "default" {
+            default = (cos[0], deflated);
+        }
+    }
+    assert!(
+        default.0 >= 0.97,
+        "default plan: cosine {} < 0.97",
+        default.0
+    );
+    assert!(
+        default.1 <= 9_500_000,
+        "default plan: {} B deflated",
+        default.1
+    );
+}
