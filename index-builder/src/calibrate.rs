@@ -287,15 +287,19 @@ pub struct FitBook {
 /// Refusal rates (out-of-scope refused, answerable refused) of a book under `c`.
 pub fn rates(b: &FitBook, c: &Calibration, hybrid: bool) -> (f32, f32) {
     let t = thresholds(&b.sample, c);
+    refusal_rates(b.labelled.iter().map(|(o, s)| (*o, refuses(s, t, hybrid))))
+}
+
+/// (out-of-scope refused, answerable refused) of (out of scope, refused) outcomes.
+fn refusal_rates(outcomes: impl Iterator<Item = (bool, bool)>) -> (f32, f32) {
     let (mut oos, mut oos_r, mut ans, mut ans_r) = (0f32, 0f32, 0f32, 0f32);
-    for (o, s) in &b.labelled {
-        let r = refuses(s, t, hybrid);
-        if *o {
+    for (out_of_scope, refused) in outcomes {
+        if out_of_scope {
             oos += 1.0;
-            oos_r += r as u8 as f32;
+            oos_r += refused as u8 as f32;
         } else {
             ans += 1.0;
-            ans_r += r as u8 as f32;
+            ans_r += refused as u8 as f32;
         }
     }
     (oos_r / oos.max(1.0), ans_r / ans.max(1.0))
@@ -340,18 +344,11 @@ impl Scored {
         } else {
             t.clamp(0.0, 1.0)
         };
-        let (mut oos, mut oos_r, mut ans, mut ans_r) = (0f32, 0f32, 0f32, 0f32);
-        for (o, r) in &self.labelled {
-            let refused = r.is_none_or(|r| r < t);
-            if *o {
-                oos += 1.0;
-                oos_r += refused as u8 as f32;
-            } else {
-                ans += 1.0;
-                ans_r += refused as u8 as f32;
-            }
-        }
-        (oos_r / oos.max(1.0), ans_r / ans.max(1.0))
+        refusal_rates(
+            self.labelled
+                .iter()
+                .map(|(o, r)| (*o, r.is_none_or(|r| r < t))),
+        )
     }
 }
 

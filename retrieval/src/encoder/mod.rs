@@ -211,6 +211,16 @@ pub struct InputRanges {
 /// Marks a vocabulary id whose embedding row was pruned; it is embedded as `[UNK]`.
 pub const NO_ROW: u16 = u16::MAX;
 
+/// The stored row of token `id` in a pruned word table: a pruned (or unknown) token reads the
+/// `[UNK]` row, as the tokenizer would have produced `[UNK]` for it.
+fn stored_row(row_of: &[u16], id: u32, unk_id: u32) -> u16 {
+    let unk = row_of.get(unk_id as usize).copied().unwrap_or(0);
+    match row_of.get(id as usize).copied() {
+        Some(r) if r != NO_ROW => r,
+        _ => unk,
+    }
+}
+
 /// The encoder: tokenizer, embeddings and transformer layers.
 #[derive(Debug, Clone)]
 pub struct Encoder {
@@ -349,28 +359,14 @@ impl Encoder {
                 packed,
                 scales,
             } => {
-                let unk = row_of
-                    .get(self.tokenizer.unk_id() as usize)
-                    .copied()
-                    .unwrap_or(0);
-                let mut r = row_of.get(id as usize).copied().unwrap_or(NO_ROW);
-                if r == NO_ROW {
-                    r = unk;
-                }
+                let r = stored_row(row_of, id, self.tokenizer.unk_id());
                 let base = r as usize * h;
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = q4_value(packed, scales, base + i);
                 }
             }
             WordEmbeddings::Grouped { row_of, table } => {
-                let unk = row_of
-                    .get(self.tokenizer.unk_id() as usize)
-                    .copied()
-                    .unwrap_or(0);
-                let mut r = row_of.get(id as usize).copied().unwrap_or(NO_ROW);
-                if r == NO_ROW {
-                    r = unk;
-                }
+                let r = stored_row(row_of, id, self.tokenizer.unk_id());
                 table.row_into(r as usize, out);
             }
         }
