@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use book_retrieval::{ChunkTexts, Index, Manifest};
+use book_retrieval::{ChunkTexts, Index};
 use index_builder::{embed, model};
 
 fn main() -> Result<()> {
@@ -19,7 +19,7 @@ fn main() -> Result<()> {
             .context("usage: embed_throughput ASSET_DIR [MODEL_DIR]")?,
     );
     let model_dir = model::resolve_model_dir(args.next().map(PathBuf::from).as_deref());
-    let manifest: Manifest = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
+    let manifest = index_builder::build::read_manifest(&dir)?;
     let index = Index::from_bytes(&std::fs::read(dir.join(&manifest.files.index))?, None)?;
     let texts = ChunkTexts::from_bytes(
         &std::fs::read(dir.join(&manifest.files.chunks))?,

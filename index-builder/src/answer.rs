@@ -8,11 +8,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use book_answer::{Answer, Found};
-use book_retrieval::manifest::Manifest;
 use book_retrieval::{ChunkTexts, Encoder, Index, Mode, SearchRequest};
 use serde::Serialize;
 
-use crate::build::{load_asset, LoadedAsset};
+use crate::build::{load_asset, read_manifest, LoadedAsset};
 use crate::query::for_each_question;
 
 /// An asset with its chunk texts: everything an answer is built from.
@@ -26,11 +25,7 @@ pub struct AnswerAsset {
 /// Loads an asset folder, chunk texts included.
 pub fn load(dir: &Path) -> Result<AnswerAsset> {
     let asset = load_asset(dir)?;
-    let mpath = dir.join("manifest.json");
-    let manifest: Manifest = serde_json::from_slice(
-        &std::fs::read(&mpath).with_context(|| format!("cannot read {}", mpath.display()))?,
-    )
-    .with_context(|| format!("{} is not a valid manifest", mpath.display()))?;
+    let manifest = read_manifest(dir)?;
     let p = dir.join(&manifest.files.chunks);
     let bytes = std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
     let texts = ChunkTexts::from_bytes(&bytes, &asset.index.content_hash, asset.index.len())

@@ -288,16 +288,22 @@ pub struct LoadedAsset {
     pub encoder: Option<Encoder>,
 }
 
-/// Loads an asset folder through its manifest.
-pub fn load_asset(dir: &Path) -> Result<LoadedAsset> {
+/// Reads an asset folder's manifest with the same checks as the widget and the proxy
+/// (`Manifest::parse`: format version, plain file names).
+pub fn read_manifest(dir: &Path) -> Result<Manifest> {
     let mpath = dir.join("manifest.json");
-    let manifest: Manifest = serde_json::from_slice(&std::fs::read(&mpath).with_context(|| {
+    let bytes = std::fs::read(&mpath).with_context(|| {
         format!(
             "cannot read {} (is --index the folder `build --out` wrote?)",
             mpath.display()
         )
-    })?)
-    .with_context(|| format!("{} is not a valid manifest", mpath.display()))?;
+    })?;
+    Manifest::parse(&bytes).with_context(|| format!("cannot use {}", mpath.display()))
+}
+
+/// Loads an asset folder through its manifest.
+pub fn load_asset(dir: &Path) -> Result<LoadedAsset> {
+    let manifest = read_manifest(dir)?;
     let encoder = match &manifest.files.encoder {
         Some(f) => {
             let p = dir.join(f);
