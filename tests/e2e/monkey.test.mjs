@@ -67,14 +67,20 @@ async function tryClick(locator, ms = 1500) {
 }
 
 async function openPanel(page) {
-  if (await panelOpen(page)) return true;
-  await tryClick(page.getByRole('button', {name: 'Ask the book'}), 3000);
-  try {
-    await box(page).waitFor({state: 'visible', timeout: 20000});
-    return true;
-  } catch {
-    return false;
+  // Right after a page load the panel may reopen by itself (it was open before) while a click
+  // aimed at the loader's placeholder lands on the widget's bubble that replaced it, toggling the
+  // panel shut: as a reader would, click again (seed 132118, llm, step 49).
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await panelOpen(page)) return true;
+    await tryClick(page.getByRole('button', {name: 'Ask the book'}), 3000);
+    try {
+      await box(page).waitFor({state: 'visible', timeout: attempt === 2 ? 20000 : 5000});
+      return true;
+    } catch {
+      // not open yet: look again
+    }
   }
+  return false;
 }
 
 async function send(page, question) {
