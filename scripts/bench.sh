@@ -87,7 +87,7 @@ for b in "${books[@]}"; do
     "$ib" build --docs "$work/$name-docs" --out "$work/$name-cold" --cache "$work/$name.cache" --quiet
   fi
   # Incremental: one page changed, same cache.
-  page="$(find "$work/$name-docs" \( -name '*.md' -o -name '*.mdx' \) | sort | head -n 1)"
+  page="$(find "$work/$name-docs" \( -name '*.md' -o -name '*.mdx' \) | sort | sed -n 1p)"  # sed reads all: no SIGPIPE under pipefail
   printf '\n\n## Benchmark edit\n\nOne new paragraph, so that exactly one page changed since the last build.\n' >>"$page"
   t0=$(date +%s%N)
   "$ib" build --docs "$work/$name-docs" --out "$work/$name" --cache "$work/$name.cache" --quiet
