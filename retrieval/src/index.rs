@@ -456,12 +456,6 @@ impl Index {
         cand.sort_unstable();
         cand.dedup();
         let unseen = s.unseen_penalty * bm.unseen_terms.min(MAX_UNSEEN_TERMS) as f32;
-        // The refusal's signals are the best of every candidate (before one-per-section and the
-        // cut to `k`), so they do not depend on how the hits are ranked.
-        let best_dense = cand
-            .iter()
-            .filter_map(|&i| dense_of(i))
-            .fold(f32::MIN, f32::max);
         let best_cov = bm.coverage.iter().copied().fold(0f32, f32::max);
         let max_bm = cand
             .iter()
@@ -495,6 +489,9 @@ impl Index {
                 }
             })
             .collect();
+        // The refusal's signals are the best of every candidate (before one-per-section and the
+        // cut to `k`), so they do not depend on how the hits are ranked; each cosine is computed once.
+        let best_dense = hits.iter().filter_map(|h| h.dense).fold(f32::MIN, f32::max);
         if let Some(url) = req.current_page_url {
             for h in hits.iter_mut() {
                 let page = self.meta.chunks[h.chunk as usize].page as usize;
