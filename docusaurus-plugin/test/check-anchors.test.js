@@ -1,4 +1,4 @@
-const {test} = require('node:test');
+const {test, after} = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -6,8 +6,13 @@ const path = require('node:path');
 const {checkUrls} = require('../check-anchors');
 
 /** A tiny built site: trailingSlash undefined (dir/index.html), false (page.html) and nested. */
+/** Temporary folders made by the tests, removed when the file's tests end. */
+const made = [];
+after(() => made.forEach((d) => fs.rmSync(d, {recursive: true, force: true})));
+
 function site() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'book-chat-anchors-'));
+  made.push(dir);
   const write = (rel, body) => {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), {recursive: true});
     fs.writeFileSync(path.join(dir, rel), `<!doctype html><html><body>${body}</body></html>`);

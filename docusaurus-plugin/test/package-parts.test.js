@@ -1,6 +1,6 @@
 // The package's run-time lookups: the platform binary package, the localized docs folder and the
 // widget's translated words.
-const {test} = require('node:test');
+const {test, after} = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -10,7 +10,14 @@ const {localizedDocsDir} = require('../locale-docs');
 const {localeStrings} = require('../strings');
 const {findWidget, WidgetNotBuilt} = require('../widget-files');
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'book-chat-plugin-'));
+/** Temporary folders made by the tests, removed when the file's tests end. */
+const made = [];
+after(() => made.forEach((d) => fs.rmSync(d, {recursive: true, force: true})));
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'book-chat-plugin-'));
+  made.push(dir);
+  return dir;
+};
 
 test('an unsupported platform is named with the supported ones', () => {
   assert.throws(() => platformDir({key: 'sunos-sparc'}), (e) => e instanceof PlatformError && /sunos-sparc/.test(e.message) && e.message.includes(SUPPORTED.join(', ')));

@@ -144,8 +144,9 @@ export const ANSWER_CHUNKS = fs.existsSync(STUB_BIN)
  * `recordFile` when given).
  */
 export async function startStub({delayMs = 150, recordFile = null} = {}) {
-  const record =
-    recordFile || path.join(fs.mkdtempSync(path.join(process.env.TMPDIR || '/tmp', 'book-chat-stub-')), 'requests.jsonl');
+  // A record file of our own lives in a temporary folder that close() removes.
+  const ownDir = recordFile ? null : fs.mkdtempSync(path.join(process.env.TMPDIR || '/tmp', 'book-chat-stub-'));
+  const record = recordFile || path.join(ownDir, 'requests.jsonl');
   const args = ['--listen', '127.0.0.1:0', '--scenario', 'cite', '--delay-ms', String(delayMs), '--record', record];
   const child = spawn(STUB_BIN, args, {env: {...process.env, RUST_LOG: 'warn'}, stdio: ['ignore', 'pipe', 'pipe']});
   children.add(child);
@@ -177,14 +178,16 @@ export async function startStub({delayMs = 150, recordFile = null} = {}) {
         .map((l) => JSON.parse(l).body);
     },
     async close() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      try {
-        await within(5000, 'stub exit after SIGTERM', exited);
-      } catch {
-        child.kill('SIGKILL');
-        await within(5000, 'stub exit after SIGKILL', exited);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        try {
+          await within(5000, 'stub exit after SIGTERM', exited);
+        } catch {
+          child.kill('SIGKILL');
+          await within(5000, 'stub exit after SIGKILL', exited);
+        }
       }
+      if (ownDir) fs.rmSync(ownDir, {recursive: true, force: true});
     },
   };
 }
