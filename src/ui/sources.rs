@@ -9,6 +9,25 @@ use crate::markdown;
 use crate::session::{Exchange, Mode};
 use crate::source::SourceRef;
 
+/// The sources an answer lists: the ones its text cites, numbered as cited; every source the
+/// answer was drawn from when it cites none (a model answering with citations turned off, or one
+/// that ignored them), so an answer is never left without its sources.
+fn listed_sources(answer: &str, sources: &[SourceRef]) -> Vec<(usize, SourceRef)> {
+    let cited: Vec<(usize, SourceRef)> = citations::cited(answer, sources.len())
+        .into_iter()
+        .filter_map(|n| sources.get(n.wrapping_sub(1)).cloned().map(|s| (n, s)))
+        .collect();
+    if !cited.is_empty() {
+        return cited;
+    }
+    sources
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, s)| (i + 1, s))
+        .collect()
+}
+
 /// The sources `e` cites (all of them for a refusal: the nearest sections).
 #[component]
 pub fn Sources(
@@ -26,13 +45,7 @@ pub fn Sources(
                 .map(|(i, s)| (i + 1, s))
                 .collect(),
         ),
-        _ => (
-            ui.t("sources"),
-            citations::cited(&e.answer, e.sources.len())
-                .into_iter()
-                .filter_map(|n| e.sources.get(n.wrapping_sub(1)).cloned().map(|s| (n, s)))
-                .collect(),
-        ),
+        _ => (ui.t("sources"), listed_sources(&e.answer, &e.sources)),
     };
     (!list.is_empty()).then(|| {
         view! {
@@ -56,4 +69,39 @@ pub fn Sources(
             </ol>
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(n: usize) -> SourceRef {
+        SourceRef {
+            chapter: "Joints".into(),
+            section: None,
+            url: format!("/docs/p{n}"),
+            excerpt: String::new(),
+            score: 0.5,
+        }
+    }
+
+    #[test]
+    fn cited_sources_are_listed_with_their_numbers() {
+        let sources: Vec<SourceRef> = (1..=3).map(source).collect();
+        let listed = listed_sources("Joints move [3], see also [1].", &sources);
+        let numbers: Vec<usize> = listed.iter().map(|(n, _)| *n).collect();
+        assert_eq!(numbers, vec![1, 3]);
+        assert_eq!(listed[1].1.url, "/docs/p3");
+    }
+
+    #[test]
+    fn an_answer_citing_nothing_still_lists_its_sources() {
+        let sources: Vec<SourceRef> = (1..=3).map(source).collect();
+        for answer in ["A joint connects two links.", "Out of range [9] only."] {
+            let listed = listed_sources(answer, &sources);
+            assert_eq!(listed.len(), 3, "{answer}");
+            assert_eq!(listed[0].0, 1);
+        }
+        assert!(listed_sources("text", &[]).is_empty());
+    }
 }
