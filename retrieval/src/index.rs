@@ -46,6 +46,12 @@ pub struct SearchSettings {
     /// 0 in assets built before it existed (they refuse as they did).
     #[serde(default)]
     pub unseen_penalty: f32,
+    /// With the encoder, refuse only when the words-only test (`min_coverage`) refuses as well:
+    /// a reader's vague question that still uses the book's words is answered. Set by the
+    /// build's calibration (fitted with it); absent in assets built before it existed (false:
+    /// they refuse as they did).
+    #[serde(default)]
+    pub refuse_needs_words: bool,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
     /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
@@ -69,6 +75,7 @@ impl Default for SearchSettings {
             min_relevance: 0.77,
             min_coverage: 0.35,
             unseen_penalty: 0.0,
+            refuse_needs_words: false,
             candidates_per_result: 10,
             passage_weight: 0.5,
         }
@@ -173,6 +180,10 @@ pub struct SearchResults {
     pub mode: Mode,
     /// The relevance a hit needs to count as an answer, in this mode.
     pub threshold: f32,
+    /// Hybrid only: the best hit is also the best candidate by words alone (BM25) and by meaning
+    /// alone (cosine). When the three rankings agree the top source is right far more often
+    /// (0.85–0.92 on every labelled book), a signal for the answer's confidence.
+    pub agree: bool,
 }
 
 /// A loaded index.
@@ -492,6 +503,18 @@ impl Index {
         // The refusal's signals are the best of every candidate (before one-per-section and the
         // cut to `k`), so they do not depend on how the hits are ranked; each cosine is computed once.
         let best_dense = hits.iter().filter_map(|h| h.dense).fold(f32::MIN, f32::max);
+        // The best candidate by words alone and by meaning alone (the ranking cosine), for `agree`.
+        let argmax = |key: &dyn Fn(&Hit) -> Option<f32>| -> Option<u32> {
+            hits.iter()
+                .filter_map(|h| key(h).map(|v| (h.chunk, v)))
+                .fold(None, |best: Option<(u32, f32)>, (c, v)| match best {
+                    Some((bc, bv)) if bv > v || (bv == v && bc < c) => Some((bc, bv)),
+                    _ => Some((c, v)),
+                })
+                .map(|b| b.0)
+        };
+        let by_words = argmax(&|h| (h.bm25 > 0.0).then_some(h.bm25));
+        let by_meaning = argmax(&|h| h.dense.map(|d| lifted(h.chunk, d)));
         if let Some(url) = req.current_page_url {
             for h in hits.iter_mut() {
                 let page = self.meta.chunks[h.chunk as usize].page as usize;
@@ -506,6 +529,8 @@ impl Index {
             }
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        let top = hits.first().map(|h| h.chunk);
+        let agree = mode == Mode::Hybrid && top.is_some() && top == by_words && top == by_meaning;
         // One result per section: the parts of a long section compete for one slot.
         let mut seen = std::collections::HashSet::new();
         hits.retain(|h| {
@@ -524,13 +549,18 @@ impl Index {
             Mode::Bm25Only => best_cov,
             _ => best_dense + s.coverage_weight * best_cov,
         } - unseen;
-        let refused =
-            hits.is_empty() || (mode == Mode::Bm25Only && bm.query_terms == 0) || best < threshold;
+        // With the encoder and `refuse_needs_words`, the words-only test must refuse too.
+        let words_refuse = bm.query_terms == 0 || best_cov - unseen < s.min_coverage;
+        let needs_words = mode == Mode::Hybrid && s.refuse_needs_words;
+        let refused = hits.is_empty()
+            || (mode == Mode::Bm25Only && bm.query_terms == 0)
+            || (best < threshold && (!needs_words || words_refuse));
         SearchResults {
             hits,
             refused,
             mode,
             threshold,
+            agree,
         }
     }
 }
@@ -642,6 +672,36 @@ mod tests {
             "the passage is the question"
         );
         assert_eq!(lifted.hits[0].chunk, 3);
+    }
+
+    #[test]
+    fn agreement_needs_words_meaning_and_fusion_on_the_same_chunk() {
+        let idx = crate::testing::index();
+        let q = "gravity friction collisions physics";
+        let v = crate::testing::encoder().encode(q);
+        let hybrid = idx.search(&super::SearchRequest::new(q, Some(&v)));
+        let top = hybrid.hits[0].chunk;
+        let best_words = hybrid
+            .hits
+            .iter()
+            .max_by(|a, b| a.bm25.total_cmp(&b.bm25))
+            .map(|h| h.chunk);
+        let best_meaning = hybrid
+            .hits
+            .iter()
+            .max_by(|a, b| a.dense.unwrap_or(-1.0).total_cmp(&b.dense.unwrap_or(-1.0)))
+            .map(|h| h.chunk);
+        assert_eq!(
+            hybrid.agree,
+            best_words == Some(top) && best_meaning == Some(top),
+            "{hybrid:?}"
+        );
+        // Words alone never agree: there is nothing to agree with.
+        let words = idx.search(&super::SearchRequest {
+            mode: super::Mode::Bm25Only,
+            ..super::SearchRequest::new(q, Some(&v))
+        });
+        assert!(!words.agree);
     }
 
     #[test]
