@@ -19,7 +19,8 @@
 //! threshold) refuses it too: a reader's vague question still uses the book's words, and the
 //! hybrid threshold alone, set from the bank and the book's own text, does not carry over to a
 //! book whose readers ask vaguer questions (the second textbook refused 20 % of its answerable
-//! questions). The two thresholds are fitted together for that rule.
+//! questions). The hybrid phase's words threshold (the BM25 phase's plus a fitted offset) and its
+//! relevance threshold are fitted together for that rule.
 //! The result is stored in the asset's `SearchSettings`, so the browser refuses exactly as measured.
 
 use book_answer::passage::{passages, Kind};
@@ -50,6 +51,9 @@ pub struct Calibration {
     pub bm25_mix: f32,
     /// See `bm25_neg_quantile`.
     pub bm25_offset: f32,
+    /// Added to the BM25 phase's threshold for the hybrid phase's words test
+    /// (`SearchSettings::hybrid_min_coverage`).
+    pub words_offset: f32,
 }
 
 impl Default for Calibration {
@@ -67,6 +71,7 @@ impl Default for Calibration {
             bm25_pos_quantile: 0.0,
             bm25_mix: 0.5,
             bm25_offset: -0.3,
+            words_offset: 0.0,
         }
     }
 }
@@ -239,8 +244,9 @@ fn quantile_sorted(values: &[f32], q: f32) -> f32 {
     values[pos]
 }
 
-/// The book's thresholds: (coverage weight, hybrid min relevance, BM25 min coverage, unseen penalty).
-pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32, f32) {
+/// The book's thresholds: (coverage weight, hybrid min relevance, BM25 min coverage, unseen
+/// penalty, the hybrid phase's min coverage).
+pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32, f32, f32) {
     let (w, u) = (c.coverage_weight, c.unseen_penalty);
     let rel = |v: &[Signals]| -> Vec<f32> { v.iter().map(|x| x.relevance(w, u)).collect() };
     let cov =
@@ -251,7 +257,8 @@ pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32, f32) {
     let bm25 = (1.0 - c.bm25_mix) * quantile(&mut cov(&s.negative), c.bm25_neg_quantile)
         + c.bm25_mix * quantile(&mut cov(&s.positive), c.bm25_pos_quantile)
         + c.bm25_offset;
-    (w, hybrid.clamp(0.0, 4.0), bm25.clamp(0.0, 1.0), u)
+    let words = (bm25 + c.words_offset).clamp(0.0, 1.0);
+    (w, hybrid.clamp(0.0, 4.0), bm25.clamp(0.0, 1.0), u, words)
 }
 
 /// Stores a book's calibrated thresholds in its index (the hash is recomputed, as on disk).
@@ -260,12 +267,12 @@ pub fn apply(
     s: &BookSample,
     c: &Calibration,
 ) -> Result<(), book_retrieval::AssetError> {
-    let (w, rel, cov, u) = thresholds(s, c);
+    let (w, rel, cov, u, words) = thresholds(s, c);
     index.meta.settings.coverage_weight = w;
     index.meta.settings.min_relevance = rel;
     index.meta.settings.min_coverage = cov;
     index.meta.settings.unseen_penalty = u;
-    index.meta.settings.refuse_needs_words = true;
+    index.meta.settings.hybrid_min_coverage = Some(words);
     let dim = index.dim();
     *index = Index::from_bytes(&index.to_bytes()?, Some(dim))?;
     Ok(())
@@ -273,13 +280,13 @@ pub fn apply(
 
 /// Whether the search refuses a question with `sig` under thresholds `t` (from [`thresholds`]), in
 /// the hybrid phase (`hybrid`) or the BM25-only one: the rule of `Index::search` (with the
-/// encoder, both tests must refuse: `SearchSettings::refuse_needs_words`).
-pub fn refuses(sig: &Signals, t: (f32, f32, f32, f32), hybrid: bool) -> bool {
-    let words = sig.bm25_relevance(t.3).is_none_or(|c| c < t.2);
+/// encoder, the words must fall short too: `SearchSettings::hybrid_min_coverage`).
+pub fn refuses(sig: &Signals, t: (f32, f32, f32, f32, f32), hybrid: bool) -> bool {
+    let words_below = |min: f32| sig.bm25_relevance(t.3).is_none_or(|c| c < min);
     if hybrid {
-        sig.relevance(t.0, t.3) < t.1 && words
+        sig.relevance(t.0, t.3) < t.1 && words_below(t.4)
     } else {
-        words
+        words_below(t.2)
     }
 }
 
@@ -436,45 +443,51 @@ fn fit_phase(
 
 /// Fits the global parameters on `books` (grid search): most out-of-scope questions refused while
 /// every book keeps answerable refusals at or under 8 %. For each unseen-term penalty (shared by
-/// both phases) the BM25 phase's threshold is fitted first; the hybrid phase's coverage weight and
-/// threshold are then fitted under the rule the search applies with the encoder (refuse only when
-/// the words-only test refuses too), and the penalty whose hybrid fit scores best is kept.
+/// both phases) the BM25 phase's threshold is fitted first; then for each offset of the hybrid
+/// phase's words test from it, the hybrid phase's coverage weight and threshold are fitted under
+/// the rule the search applies with the encoder (refuse only when the words fall short too), and
+/// the combination whose hybrid fit scores best is kept.
 pub fn fit(books: &[&FitBook]) -> Calibration {
     const PENALTIES: [f32; 5] = [0.0, 0.05, 0.1, 0.15, 0.2];
     const WEIGHTS: [f32; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
+    const WORDS_OFFSETS: [f32; 8] = [-0.1, -0.05, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3];
     let mut best: Option<(f32, Calibration)> = None;
     for u in PENALTIES {
         let ([_, _, bnq, bpq, bmix, boffset], _) = fit_phase(books, false, &[0.0], &[u], None);
-        let words = Calibration {
-            unseen_penalty: u,
-            bm25_neg_quantile: bnq,
-            bm25_pos_quantile: bpq,
-            bm25_mix: bmix,
-            bm25_offset: boffset,
-            ..Calibration::default()
-        };
-        let refused_by_words: Vec<Vec<bool>> = books
-            .iter()
-            .map(|b| {
-                let t = thresholds(&b.sample, &words);
-                b.labelled
-                    .iter()
-                    .map(|(_, s)| refuses(s, t, false))
-                    .collect()
-            })
-            .collect();
-        let ([w, _, nq, pq, mix, offset], score) =
-            fit_phase(books, true, &WEIGHTS, &[u], Some(&refused_by_words));
-        if best.as_ref().is_none_or(|(s, _)| score > *s) {
-            let c = Calibration {
-                coverage_weight: w,
-                neg_quantile: nq,
-                pos_quantile: pq,
-                mix,
-                offset,
-                ..words
+        for words_offset in WORDS_OFFSETS {
+            let words = Calibration {
+                unseen_penalty: u,
+                bm25_neg_quantile: bnq,
+                bm25_pos_quantile: bpq,
+                bm25_mix: bmix,
+                bm25_offset: boffset,
+                words_offset,
+                ..Calibration::default()
             };
-            best = Some((score, c));
+            // Which labelled questions the hybrid phase's words test refuses, per book.
+            let refused_by_words: Vec<Vec<bool>> = books
+                .iter()
+                .map(|b| {
+                    let t = thresholds(&b.sample, &words);
+                    b.labelled
+                        .iter()
+                        .map(|(_, s)| s.bm25_relevance(u).is_none_or(|c| c < t.4))
+                        .collect()
+                })
+                .collect();
+            let ([w, _, nq, pq, mix, offset], score) =
+                fit_phase(books, true, &WEIGHTS, &[u], Some(&refused_by_words));
+            if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                let c = Calibration {
+                    coverage_weight: w,
+                    neg_quantile: nq,
+                    pos_quantile: pq,
+                    mix,
+                    offset,
+                    ..words
+                };
+                best = Some((score, c));
+            }
         }
     }
     best.map_or_else(Calibration::default, |(_, c)| c)
@@ -510,7 +523,7 @@ mod tests {
             bm25_offset: 0.0,
             ..Calibration::default()
         };
-        let (_, rel, cov, _) = thresholds(&s, &c);
+        let (_, rel, cov, _, _) = thresholds(&s, &c);
         assert!(rel > 0.5 && rel < 0.6, "{rel}");
         assert!(cov > 0.5 && cov < 0.6, "{cov}");
         let book = FitBook {
@@ -525,8 +538,9 @@ mod tests {
 
     #[test]
     fn with_the_encoder_both_tests_must_refuse() {
-        // Thresholds: hybrid relevance 0.5, words-only coverage 0.3 (weight 0, no penalty).
-        let t = (0.0, 0.5, 0.3, 0.0);
+        // Thresholds: hybrid relevance 0.5, words-only coverage 0.3 in both phases (weight 0, no
+        // penalty).
+        let t = (0.0, 0.5, 0.3, 0.0, 0.3);
         let vague_but_in_the_books_words = Signals {
             cosine: 0.2,
             coverage: 0.6,

@@ -46,12 +46,13 @@ pub struct SearchSettings {
     /// 0 in assets built before it existed (they refuse as they did).
     #[serde(default)]
     pub unseen_penalty: f32,
-    /// With the encoder, refuse only when the words-only test (`min_coverage`) refuses as well:
-    /// a reader's vague question that still uses the book's words is answered. Set by the
-    /// build's calibration (fitted with it); absent in assets built before it existed (false:
-    /// they refuse as they did).
+    /// With the encoder, refuse only when no chunk covers this share of the question's terms
+    /// either (less the unseen-term penalty, like `min_coverage`): a reader's vague question that
+    /// still uses the book's words is answered. Set by the build's calibration (fitted with
+    /// `min_relevance`); absent in assets built before it existed (`None`: the hybrid test alone,
+    /// as they refused before).
     #[serde(default)]
-    pub refuse_needs_words: bool,
+    pub hybrid_min_coverage: Option<f32>,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
     /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
@@ -75,7 +76,7 @@ impl Default for SearchSettings {
             min_relevance: 0.77,
             min_coverage: 0.35,
             unseen_penalty: 0.0,
-            refuse_needs_words: false,
+            hybrid_min_coverage: None,
             candidates_per_result: 10,
             passage_weight: 0.5,
         }
@@ -549,12 +550,14 @@ impl Index {
             Mode::Bm25Only => best_cov,
             _ => best_dense + s.coverage_weight * best_cov,
         } - unseen;
-        // With the encoder and `refuse_needs_words`, the words-only test must refuse too.
-        let words_refuse = bm.query_terms == 0 || best_cov - unseen < s.min_coverage;
-        let needs_words = mode == Mode::Hybrid && s.refuse_needs_words;
+        // With the encoder and `hybrid_min_coverage`, the words must fall short as well.
+        let words_refuse = match s.hybrid_min_coverage {
+            Some(min) if mode == Mode::Hybrid => bm.query_terms == 0 || best_cov - unseen < min,
+            _ => true,
+        };
         let refused = hits.is_empty()
             || (mode == Mode::Bm25Only && bm.query_terms == 0)
-            || (best < threshold && (!needs_words || words_refuse));
+            || (best < threshold && words_refuse);
         SearchResults {
             hits,
             refused,
@@ -574,6 +577,8 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
         && (0.0..=4.0).contains(&s.min_relevance)
         && unit(s.min_coverage)
         && (0.0..=1.0).contains(&s.unseen_penalty)
+        && s.hybrid_min_coverage
+            .is_none_or(|c| (0.0..=2.0).contains(&c))
         && (1..=1000).contains(&s.candidates_per_result)
         && (0.0..=1.0).contains(&s.passage_weight)
 }
