@@ -250,7 +250,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         check(
             m.refusal_recall as f64,
             0.75,
-            0.4,
+            0.45,
             true,
             "out-of-scope refused",
         );
