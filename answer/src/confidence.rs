@@ -74,6 +74,9 @@ pub struct ExcerptSignals {
     pub from_top: bool,
     /// Whether anything was quoted at all.
     pub quoted: bool,
+    /// The best source is the best by words alone, by meaning alone and fused
+    /// (`SearchResults::agree`; never before the encoder has loaded).
+    pub agree: bool,
 }
 
 /// Cut-offs of [`for_excerpts`]; see [`ExcerptCutoffs::default`] for how they were chosen.
@@ -85,6 +88,8 @@ pub struct ExcerptCutoffs {
     pub high_covered: f32,
     /// Below this margin an answer is "low".
     pub low_margin: f32,
+    /// "High" also needs the three rankings to agree ([`ExcerptSignals::agree`]).
+    pub high_agree: bool,
 }
 
 impl ExcerptCutoffs {
@@ -96,14 +101,16 @@ impl ExcerptCutoffs {
         if hybrid {
             Self {
                 high_margin: HIGH_MARGIN_HYBRID,
-                high_covered: 0.9,
+                high_covered: HIGH_COVERED_HYBRID,
                 low_margin: LOW_MARGIN,
+                high_agree: HIGH_AGREE_HYBRID,
             }
         } else {
             Self {
                 high_margin: HIGH_MARGIN_BM25,
                 high_covered: 0.9,
                 low_margin: LOW_MARGIN,
+                high_agree: false,
             }
         }
     }
@@ -113,6 +120,10 @@ impl ExcerptCutoffs {
 const LOW_MARGIN: f32 = 0.02;
 /// "High" margin with the encoder (fitted, see [`ExcerptCutoffs::for_phase`]).
 const HIGH_MARGIN_HYBRID: f32 = 0.0;
+/// "High" term coverage with the encoder (fitted).
+const HIGH_COVERED_HYBRID: f32 = 0.7;
+/// Whether "high" needs the rankings to agree with the encoder (fitted).
+const HIGH_AGREE_HYBRID: bool = true;
 /// "High" margin before the encoder has loaded (fitted).
 const HIGH_MARGIN_BM25: f32 = f32::INFINITY;
 
@@ -128,11 +139,14 @@ pub fn fit_cutoffs(
         ..base
     };
     let mut best_count = 0usize;
-    for m in (0..=30).map(|i| i as f32 / 50.0) {
-        for c in (0..=10).map(|i| i as f32 / 10.0) {
+    for (m, c, a) in (0..=30).flat_map(|m| {
+        (0..=10).flat_map(move |c| [false, true].map(|a| (m as f32 / 50.0, c as f32 / 10.0, a)))
+    }) {
+        {
             let cut = ExcerptCutoffs {
                 high_margin: m,
                 high_covered: c,
+                high_agree: a,
                 ..base
             };
             let graded: Vec<bool> = samples
@@ -158,7 +172,11 @@ pub fn fit_cutoffs(
 pub fn for_excerpts(s: &ExcerptSignals, cut: &ExcerptCutoffs) -> Confidence {
     if !s.quoted || !s.margin.is_finite() || s.margin < cut.low_margin {
         Confidence::Low
-    } else if s.margin >= cut.high_margin && s.from_top && s.covered >= cut.high_covered {
+    } else if s.margin >= cut.high_margin
+        && s.from_top
+        && s.covered >= cut.high_covered
+        && (s.agree || !cut.high_agree)
+    {
         Confidence::High
     } else {
         Confidence::Medium
@@ -199,6 +217,25 @@ mod tests {
     }
 
     #[test]
+    fn fitted_cut_offs_use_agreement_when_it_pays() {
+        // Agreeing answers are right, the others are wrong whatever their margin: the fit asks
+        // for agreement.
+        let s = |agree: bool| ExcerptSignals {
+            margin: 0.5,
+            support: 3,
+            covered: 1.0,
+            from_top: true,
+            quoted: true,
+            agree,
+        };
+        let samples: Vec<(ExcerptSignals, bool)> =
+            (0..20).map(|i| (s(i % 2 == 0), i % 2 == 0)).collect();
+        let cut = fit_cutoffs(&samples, 0.95, ExcerptCutoffs::for_phase(true));
+        assert!(cut.high_agree, "{cut:?}");
+        assert_eq!(for_excerpts(&s(true), &cut), Confidence::High);
+    }
+
+    #[test]
     fn excerpt_grades() {
         let cut = ExcerptCutoffs::for_phase(true);
         let s = ExcerptSignals {
@@ -207,6 +244,7 @@ mod tests {
             covered: 1.0,
             from_top: true,
             quoted: true,
+            agree: true,
         };
         assert_eq!(for_excerpts(&s, &cut), Confidence::High);
         assert_eq!(
@@ -226,6 +264,16 @@ mod tests {
         assert_eq!(
             for_excerpts(&ExcerptSignals { margin: 0.0, ..s }, &cut),
             Confidence::Low
+        );
+        // Cut-offs that need the rankings to agree: a disagreement is "medium" at best.
+        let agreeing = ExcerptCutoffs {
+            high_agree: true,
+            ..cut
+        };
+        assert_eq!(for_excerpts(&s, &agreeing), Confidence::High);
+        assert_eq!(
+            for_excerpts(&ExcerptSignals { agree: false, ..s }, &agreeing),
+            Confidence::Medium
         );
     }
 }

@@ -20,6 +20,8 @@ pub struct Found {
     pub threshold: f32,
     /// The question's embedding, when the encoder has loaded (quotes are then chosen by meaning).
     pub vector: Option<Vec<f32>>,
+    /// The best source is the best by words, by meaning and fused (`SearchResults::agree`).
+    pub agree: bool,
 }
 
 /// Collects the sources of `results` (texts from `texts`) and the sections related to the best one;
@@ -50,6 +52,7 @@ pub fn collect(
         sources,
         refused: results.refused,
         threshold: results.threshold,
+        agree: results.agree,
         vector: vector.filter(|_| results.mode != book_retrieval::Mode::Bm25Only),
     }
 }

@@ -174,6 +174,7 @@ pub fn signals(
                     .all(|q| q.score <= f.score)
             }),
         quoted: !quotes.is_empty(),
+        agree: found.agree,
     }
 }
 

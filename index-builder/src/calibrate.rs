@@ -15,6 +15,12 @@
 //! an offset. Which quantiles, the mix, the offset, the coverage weight and the penalty are global
 //! [`Calibration`] parameters, fitted leave-one-book-out over the labelled books
 //! (`tests/quality.rs` refits them for every held-out book; the defaults are the fit on all books).
+//! With the encoder, a question is refused only when the words-only test (the BM25 phase's
+//! threshold) refuses it too: a reader's vague question still uses the book's words, and the
+//! hybrid threshold alone, set from the bank and the book's own text, does not carry over to a
+//! book whose readers ask vaguer questions (the second textbook refused 20 % of its answerable
+//! questions). The hybrid phase's words threshold (the BM25 phase's plus a fitted offset) and its
+//! relevance threshold are fitted together for that rule.
 //! The result is stored in the asset's `SearchSettings`, so the browser refuses exactly as measured.
 
 use book_answer::passage::{passages, Kind};
@@ -45,6 +51,9 @@ pub struct Calibration {
     pub bm25_mix: f32,
     /// See `bm25_neg_quantile`.
     pub bm25_offset: f32,
+    /// Added to the BM25 phase's threshold for the hybrid phase's words test
+    /// (`SearchSettings::hybrid_min_coverage`).
+    pub words_offset: f32,
 }
 
 impl Default for Calibration {
@@ -53,15 +62,16 @@ impl Default for Calibration {
     fn default() -> Self {
         Self {
             coverage_weight: 0.0,
-            unseen_penalty: 0.15,
+            unseen_penalty: 0.2,
             neg_quantile: 1.0,
-            pos_quantile: 0.0,
+            pos_quantile: 0.1,
             mix: 0.25,
-            offset: -0.28,
+            offset: -0.18,
             bm25_neg_quantile: 0.5,
             bm25_pos_quantile: 0.0,
             bm25_mix: 0.5,
             bm25_offset: -0.3,
+            words_offset: 0.0,
         }
     }
 }
@@ -234,8 +244,9 @@ fn quantile_sorted(values: &[f32], q: f32) -> f32 {
     values[pos]
 }
 
-/// The book's thresholds: (coverage weight, hybrid min relevance, BM25 min coverage, unseen penalty).
-pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32, f32) {
+/// The book's thresholds: (coverage weight, hybrid min relevance, BM25 min coverage, unseen
+/// penalty, the hybrid phase's min coverage).
+pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32, f32, f32) {
     let (w, u) = (c.coverage_weight, c.unseen_penalty);
     let rel = |v: &[Signals]| -> Vec<f32> { v.iter().map(|x| x.relevance(w, u)).collect() };
     let cov =
@@ -246,7 +257,8 @@ pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32, f32) {
     let bm25 = (1.0 - c.bm25_mix) * quantile(&mut cov(&s.negative), c.bm25_neg_quantile)
         + c.bm25_mix * quantile(&mut cov(&s.positive), c.bm25_pos_quantile)
         + c.bm25_offset;
-    (w, hybrid.clamp(0.0, 4.0), bm25.clamp(0.0, 1.0), u)
+    let words = (bm25 + c.words_offset).clamp(0.0, 1.0);
+    (w, hybrid.clamp(0.0, 4.0), bm25.clamp(0.0, 1.0), u, words)
 }
 
 /// Stores a book's calibrated thresholds in its index (the hash is recomputed, as on disk).
@@ -255,23 +267,26 @@ pub fn apply(
     s: &BookSample,
     c: &Calibration,
 ) -> Result<(), book_retrieval::AssetError> {
-    let (w, rel, cov, u) = thresholds(s, c);
+    let (w, rel, cov, u, words) = thresholds(s, c);
     index.meta.settings.coverage_weight = w;
     index.meta.settings.min_relevance = rel;
     index.meta.settings.min_coverage = cov;
     index.meta.settings.unseen_penalty = u;
+    index.meta.settings.hybrid_min_coverage = Some(words);
     let dim = index.dim();
     *index = Index::from_bytes(&index.to_bytes()?, Some(dim))?;
     Ok(())
 }
 
 /// Whether the search refuses a question with `sig` under thresholds `t` (from [`thresholds`]), in
-/// the hybrid phase (`hybrid`) or the BM25-only one: the rule of `Index::search`.
-pub fn refuses(sig: &Signals, t: (f32, f32, f32, f32), hybrid: bool) -> bool {
+/// the hybrid phase (`hybrid`) or the BM25-only one: the rule of `Index::search` (with the
+/// encoder, the words must fall short too: `SearchSettings::hybrid_min_coverage`).
+pub fn refuses(sig: &Signals, t: (f32, f32, f32, f32, f32), hybrid: bool) -> bool {
+    let words_below = |min: f32| sig.bm25_relevance(t.3).is_none_or(|c| c < min);
     if hybrid {
-        sig.relevance(t.0, t.3) < t.1
+        sig.relevance(t.0, t.3) < t.1 && words_below(t.4)
     } else {
-        sig.bm25_relevance(t.3).is_none_or(|c| c < t.2)
+        words_below(t.2)
     }
 }
 
@@ -315,7 +330,9 @@ struct Scored {
 }
 
 impl Scored {
-    fn new(b: &FitBook, hybrid: bool, w: f32, u: f32) -> Self {
+    /// `words`: for the hybrid phase, which labelled questions the words-only test refuses (the
+    /// others are never refused, see [`refuses`]).
+    fn new(b: &FitBook, hybrid: bool, w: f32, u: f32, words: Option<&[bool]>) -> Self {
         let r = |s: &Signals| {
             if hybrid {
                 Some(s.relevance(w, u))
@@ -323,6 +340,15 @@ impl Scored {
                 s.bm25_relevance(u)
             }
         };
+        let labelled = b
+            .labelled
+            .iter()
+            .enumerate()
+            .map(|(k, (o, s))| {
+                let kept = words.is_none_or(|m| m.get(k).copied().unwrap_or(true));
+                (*o, if kept { r(s) } else { Some(f32::INFINITY) })
+            })
+            .collect();
         let mut negative: Vec<f32> = b.sample.negative.iter().filter_map(r).collect();
         let mut positive: Vec<f32> = b.sample.positive.iter().filter_map(r).collect();
         negative.sort_by(f32::total_cmp);
@@ -330,7 +356,7 @@ impl Scored {
         Scored {
             negative,
             positive,
-            labelled: b.labelled.iter().map(|(o, s)| (*o, r(s))).collect(),
+            labelled,
         }
     }
 
@@ -358,8 +384,15 @@ fn objective(o: f32, a: f32) -> f32 {
     o.min(0.9) - 3.0 * a - if a > 0.08 { 1.0 } else { 0.0 }
 }
 
-/// Grid search of one phase's parameters: returns (w, u, neg quantile, pos quantile, mix, offset).
-fn fit_phase(books: &[&FitBook], hybrid: bool, weights: &[f32], penalties: &[f32]) -> [f32; 6] {
+/// Grid search of one phase's parameters: returns (w, u, neg quantile, pos quantile, mix, offset)
+/// and its score. `words`: per book, the hybrid phase's words-only refusals (see [`Scored::new`]).
+fn fit_phase(
+    books: &[&FitBook],
+    hybrid: bool,
+    weights: &[f32],
+    penalties: &[f32],
+    words: Option<&[Vec<bool>]>,
+) -> ([f32; 6], f32) {
     const NEG: [f32; 6] = [0.5, 0.75, 0.85, 0.9, 0.95, 1.0];
     const POS: [f32; 3] = [0.0, 0.05, 0.1];
     const MIX: [f32; 3] = [0.0, 0.25, 0.5];
@@ -368,7 +401,19 @@ fn fit_phase(books: &[&FitBook], hybrid: bool, weights: &[f32], penalties: &[f32
     let mut best_score = f32::MIN;
     for &w in weights {
         for &u in penalties {
-            let scored: Vec<Scored> = books.iter().map(|b| Scored::new(b, hybrid, w, u)).collect();
+            let scored: Vec<Scored> = books
+                .iter()
+                .enumerate()
+                .map(|(k, b)| {
+                    Scored::new(
+                        b,
+                        hybrid,
+                        w,
+                        u,
+                        words.and_then(|m| m.get(k)).map(Vec::as_slice),
+                    )
+                })
+                .collect();
             for &nq in &NEG {
                 for &pq in &POS {
                     for &mix in &MIX {
@@ -393,29 +438,59 @@ fn fit_phase(books: &[&FitBook], hybrid: bool, weights: &[f32], penalties: &[f32
             }
         }
     }
-    best
+    (best, best_score)
 }
 
 /// Fits the global parameters on `books` (grid search): most out-of-scope questions refused while
-/// every book keeps answerable refusals at or under 8 %. The hybrid phase fits the coverage weight
-/// and the unseen-term penalty (shared with the BM25 phase), then the BM25 phase its threshold.
+/// every book keeps answerable refusals at or under 8 %. For each unseen-term penalty (shared by
+/// both phases) the BM25 phase's threshold is fitted first; then for each offset of the hybrid
+/// phase's words test from it, the hybrid phase's coverage weight and threshold are fitted under
+/// the rule the search applies with the encoder (refuse only when the words fall short too), and
+/// the combination whose hybrid fit scores best is kept.
 pub fn fit(books: &[&FitBook]) -> Calibration {
     const PENALTIES: [f32; 5] = [0.0, 0.05, 0.1, 0.15, 0.2];
-    let [w, u, nq, pq, mix, offset] =
-        fit_phase(books, true, &[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], &PENALTIES);
-    let [_, _, bnq, bpq, bmix, boffset] = fit_phase(books, false, &[w], &[u]);
-    Calibration {
-        coverage_weight: w,
-        unseen_penalty: u,
-        neg_quantile: nq,
-        pos_quantile: pq,
-        mix,
-        offset,
-        bm25_neg_quantile: bnq,
-        bm25_pos_quantile: bpq,
-        bm25_mix: bmix,
-        bm25_offset: boffset,
+    const WEIGHTS: [f32; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
+    const WORDS_OFFSETS: [f32; 8] = [-0.1, -0.05, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3];
+    let mut best: Option<(f32, Calibration)> = None;
+    for u in PENALTIES {
+        let ([_, _, bnq, bpq, bmix, boffset], _) = fit_phase(books, false, &[0.0], &[u], None);
+        for words_offset in WORDS_OFFSETS {
+            let words = Calibration {
+                unseen_penalty: u,
+                bm25_neg_quantile: bnq,
+                bm25_pos_quantile: bpq,
+                bm25_mix: bmix,
+                bm25_offset: boffset,
+                words_offset,
+                ..Calibration::default()
+            };
+            // Which labelled questions the hybrid phase's words test refuses, per book.
+            let refused_by_words: Vec<Vec<bool>> = books
+                .iter()
+                .map(|b| {
+                    let t = thresholds(&b.sample, &words);
+                    b.labelled
+                        .iter()
+                        .map(|(_, s)| s.bm25_relevance(u).is_none_or(|c| c < t.4))
+                        .collect()
+                })
+                .collect();
+            let ([w, _, nq, pq, mix, offset], score) =
+                fit_phase(books, true, &WEIGHTS, &[u], Some(&refused_by_words));
+            if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                let c = Calibration {
+                    coverage_weight: w,
+                    neg_quantile: nq,
+                    pos_quantile: pq,
+                    mix,
+                    offset,
+                    ..words
+                };
+                best = Some((score, c));
+            }
+        }
     }
+    best.map_or_else(Calibration::default, |(_, c)| c)
 }
 
 #[cfg(test)]
@@ -448,7 +523,7 @@ mod tests {
             bm25_offset: 0.0,
             ..Calibration::default()
         };
-        let (_, rel, cov, _) = thresholds(&s, &c);
+        let (_, rel, cov, _, _) = thresholds(&s, &c);
         assert!(rel > 0.5 && rel < 0.6, "{rel}");
         assert!(cov > 0.5 && cov < 0.6, "{cov}");
         let book = FitBook {
@@ -459,6 +534,34 @@ mod tests {
         let fitted = fit(&[&book]);
         assert_eq!(rates(&book, &fitted, true), (1.0, 0.0));
         assert_eq!(rates(&book, &fitted, false), (1.0, 0.0));
+    }
+
+    #[test]
+    fn with_the_encoder_both_tests_must_refuse() {
+        // Thresholds: hybrid relevance 0.5, words-only coverage 0.3 in both phases (weight 0, no
+        // penalty).
+        let t = (0.0, 0.5, 0.3, 0.0, 0.3);
+        let vague_but_in_the_books_words = Signals {
+            cosine: 0.2,
+            coverage: 0.6,
+            bm25_coverage: Some(0.6),
+            unseen: 0,
+        };
+        assert!(!refuses(&vague_but_in_the_books_words, t, true));
+        assert!(!refuses(&vague_but_in_the_books_words, t, false));
+        let off_topic = Signals {
+            coverage: 0.1,
+            bm25_coverage: Some(0.1),
+            ..vague_but_in_the_books_words
+        };
+        assert!(refuses(&off_topic, t, true));
+        // Close in meaning: answered with the encoder even though the words-only test refuses.
+        let paraphrase = Signals {
+            cosine: 0.7,
+            ..off_topic
+        };
+        assert!(!refuses(&paraphrase, t, true));
+        assert!(refuses(&paraphrase, t, false));
     }
 
     #[test]

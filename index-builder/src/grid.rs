@@ -120,6 +120,8 @@ pub fn score_book(
             coverage_weight: book.index.meta.settings.coverage_weight,
             min_relevance: book.index.meta.settings.min_relevance,
             min_coverage: book.index.meta.settings.min_coverage,
+            unseen_penalty: book.index.meta.settings.unseen_penalty,
+            hybrid_min_coverage: book.index.meta.settings.hybrid_min_coverage,
             ..c.settings
         };
         let book = &*book;

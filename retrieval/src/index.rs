@@ -46,6 +46,13 @@ pub struct SearchSettings {
     /// 0 in assets built before it existed (they refuse as they did).
     #[serde(default)]
     pub unseen_penalty: f32,
+    /// With the encoder, refuse only when no chunk covers this share of the question's terms
+    /// either (less the unseen-term penalty, like `min_coverage`): a reader's vague question that
+    /// still uses the book's words is answered. Set by the build's calibration (fitted with
+    /// `min_relevance`); absent in assets built before it existed (`None`: the hybrid test alone,
+    /// as they refused before).
+    #[serde(default)]
+    pub hybrid_min_coverage: Option<f32>,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
     /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
@@ -69,6 +76,7 @@ impl Default for SearchSettings {
             min_relevance: 0.77,
             min_coverage: 0.35,
             unseen_penalty: 0.0,
+            hybrid_min_coverage: None,
             candidates_per_result: 10,
             passage_weight: 0.5,
         }
@@ -173,6 +181,10 @@ pub struct SearchResults {
     pub mode: Mode,
     /// The relevance a hit needs to count as an answer, in this mode.
     pub threshold: f32,
+    /// Hybrid only: the best hit is also the best candidate by words alone (BM25) and by meaning
+    /// alone (cosine). When the three rankings agree the top source is right far more often
+    /// (0.85–0.92 on every labelled book), a signal for the answer's confidence.
+    pub agree: bool,
 }
 
 /// A loaded index.
@@ -492,6 +504,18 @@ impl Index {
         // The refusal's signals are the best of every candidate (before one-per-section and the
         // cut to `k`), so they do not depend on how the hits are ranked; each cosine is computed once.
         let best_dense = hits.iter().filter_map(|h| h.dense).fold(f32::MIN, f32::max);
+        // The best candidate by words alone and by meaning alone (the ranking cosine), for `agree`.
+        let argmax = |key: &dyn Fn(&Hit) -> Option<f32>| -> Option<u32> {
+            hits.iter()
+                .filter_map(|h| key(h).map(|v| (h.chunk, v)))
+                .fold(None, |best: Option<(u32, f32)>, (c, v)| match best {
+                    Some((bc, bv)) if bv > v || (bv == v && bc < c) => Some((bc, bv)),
+                    _ => Some((c, v)),
+                })
+                .map(|b| b.0)
+        };
+        let by_words = argmax(&|h| (h.bm25 > 0.0).then_some(h.bm25));
+        let by_meaning = argmax(&|h| h.dense.map(|d| lifted(h.chunk, d)));
         if let Some(url) = req.current_page_url {
             for h in hits.iter_mut() {
                 let page = self.meta.chunks[h.chunk as usize].page as usize;
@@ -506,6 +530,8 @@ impl Index {
             }
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        let top = hits.first().map(|h| h.chunk);
+        let agree = mode == Mode::Hybrid && top.is_some() && top == by_words && top == by_meaning;
         // One result per section: the parts of a long section compete for one slot.
         let mut seen = std::collections::HashSet::new();
         hits.retain(|h| {
@@ -524,13 +550,20 @@ impl Index {
             Mode::Bm25Only => best_cov,
             _ => best_dense + s.coverage_weight * best_cov,
         } - unseen;
-        let refused =
-            hits.is_empty() || (mode == Mode::Bm25Only && bm.query_terms == 0) || best < threshold;
+        // With the encoder and `hybrid_min_coverage`, the words must fall short as well.
+        let words_refuse = match s.hybrid_min_coverage {
+            Some(min) if mode == Mode::Hybrid => bm.query_terms == 0 || best_cov - unseen < min,
+            _ => true,
+        };
+        let refused = hits.is_empty()
+            || (mode == Mode::Bm25Only && bm.query_terms == 0)
+            || (best < threshold && words_refuse);
         SearchResults {
             hits,
             refused,
             mode,
             threshold,
+            agree,
         }
     }
 }
@@ -544,6 +577,8 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
         && (0.0..=4.0).contains(&s.min_relevance)
         && unit(s.min_coverage)
         && (0.0..=1.0).contains(&s.unseen_penalty)
+        && s.hybrid_min_coverage
+            .is_none_or(|c| (0.0..=2.0).contains(&c))
         && (1..=1000).contains(&s.candidates_per_result)
         && (0.0..=1.0).contains(&s.passage_weight)
 }
@@ -642,6 +677,36 @@ mod tests {
             "the passage is the question"
         );
         assert_eq!(lifted.hits[0].chunk, 3);
+    }
+
+    #[test]
+    fn agreement_needs_words_meaning_and_fusion_on_the_same_chunk() {
+        let idx = crate::testing::index();
+        let q = "gravity friction collisions physics";
+        let v = crate::testing::encoder().encode(q);
+        let hybrid = idx.search(&super::SearchRequest::new(q, Some(&v)));
+        let top = hybrid.hits[0].chunk;
+        let best_words = hybrid
+            .hits
+            .iter()
+            .max_by(|a, b| a.bm25.total_cmp(&b.bm25))
+            .map(|h| h.chunk);
+        let best_meaning = hybrid
+            .hits
+            .iter()
+            .max_by(|a, b| a.dense.unwrap_or(-1.0).total_cmp(&b.dense.unwrap_or(-1.0)))
+            .map(|h| h.chunk);
+        assert_eq!(
+            hybrid.agree,
+            best_words == Some(top) && best_meaning == Some(top),
+            "{hybrid:?}"
+        );
+        // Words alone never agree: there is nothing to agree with.
+        let words = idx.search(&super::SearchRequest {
+            mode: super::Mode::Bm25Only,
+            ..super::SearchRequest::new(q, Some(&v))
+        });
+        assert!(!words.agree);
     }
 
     #[test]

@@ -506,6 +506,23 @@ mod tests {
     }
 
     #[test]
+    fn with_hybrid_min_coverage_a_question_in_the_books_words_is_answered() {
+        let mut idx = index();
+        let q = "gazebo gravity friction";
+        let v = encoder().encode(q);
+        let req = SearchRequest::new(q, Some(&v));
+        // A hybrid threshold nothing reaches, a words-only one this question passes.
+        idx.meta.settings.min_relevance = 4.0;
+        assert!(idx.search(&req).refused, "the hybrid test alone refuses");
+        idx.meta.settings.hybrid_min_coverage = Some(0.5);
+        assert!(!idx.search(&req).refused, "the words-only test does not");
+        // Words the book lacks: both refuse.
+        let off = "kubernetes kafka";
+        let v = encoder().encode(off);
+        assert!(idx.search(&SearchRequest::new(off, Some(&v))).refused);
+    }
+
+    #[test]
     fn the_encoder_matches_the_index_space() {
         let idx = index();
         let enc = encoder();
