@@ -331,7 +331,8 @@ pub fn rank_histogram(book: &BuiltBook, questions: &[Labelled]) -> [[usize; 5]; 
 }
 
 /// The answerable questions whose gold section is not in the top 5 under the book's current
-/// settings, in one phase, with the five sections found: for classifying misses by hand.
+/// settings, in one phase, with the five sections found (and their fused, cosine and BM25
+/// scores) and the gold's rank in the first 20: for classifying misses by hand.
 pub fn misses(book: &BuiltBook, questions: &[Labelled], mode: Mode) -> Vec<String> {
     let mut out = Vec::new();
     for q in questions.iter().filter(|q| !q.out_of_scope) {
@@ -363,6 +364,7 @@ pub fn misses(book: &BuiltBook, questions: &[Labelled], mode: Mode) -> Vec<Strin
         };
         let page_hit = found
             .iter()
+            .take(5)
             .any(|(p, _)| q.path.as_deref() == Some(p) || q.also.iter().any(|t| &t.path == p));
         let mut line = format!(
             "{} {:?}\n    gold {} › {}{}",
@@ -370,7 +372,11 @@ pub fn misses(book: &BuiltBook, questions: &[Labelled], mode: Mode) -> Vec<Strin
             q.question,
             q.path.as_deref().unwrap_or(""),
             q.heading.as_deref().unwrap_or("(top)"),
-            if page_hit { "  [page found]" } else { "" }
+            if page_hit {
+                "  [page in the top 5]"
+            } else {
+                ""
+            }
         );
         for t in &q.also {
             line.push_str(&format!(
