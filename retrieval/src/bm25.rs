@@ -147,6 +147,15 @@ impl Bm25 {
     /// the query's coverage by each chunk: the share of the query's IDF mass it matches, a
     /// model-free signal of whether the book talks about the question at all.
     pub fn score(&self, query: &str) -> Bm25Scores {
+        self.score_fuzzy(query, 0.0)
+    }
+
+    /// [`Bm25::score`], with typo tolerance: a query term the book never uses, of at least
+    /// [`MIN_FUZZY_CHARS`] letters, is matched to the book's most frequent term at edit distance 1
+    /// (one letter inserted, deleted, replaced, or two neighbours swapped), whose score counts
+    /// `fuzzy_weight` times. Readers' typos ("memroy", "paramters") otherwise match nothing. The
+    /// coverage and the unseen-term count are those of the query as typed, so refusal is unchanged.
+    pub fn score_fuzzy(&self, query: &str, fuzzy_weight: f32) -> Bm25Scores {
         let mut terms = analyze(query);
         terms.sort_unstable();
         terms.dedup();
@@ -156,25 +165,26 @@ impl Bm25 {
         // A word the book never uses weighs as much as the rarest possible term.
         let unseen_idf = self.idf(0);
         let mut unseen_terms = 0;
-        let Bm25Params { k1, b, .. } = self.params;
         for t in &terms {
             let Some(&ti) = self.lookup.get(t) else {
                 total_idf += unseen_idf;
                 unseen_terms += 1;
+                if fuzzy_weight > 0.0 {
+                    if let Some(ti) = self.nearest_term(t) {
+                        self.add_postings(ti, fuzzy_weight, &mut scores);
+                    }
+                }
                 continue;
             };
             let (lo, hi) = (
                 self.offsets[ti as usize] as usize,
                 self.offsets[ti as usize + 1] as usize,
             );
+            total_idf += self.idf(hi - lo);
+            self.add_postings(ti, 1.0, &mut scores);
             let idf = self.idf(hi - lo);
-            total_idf += idf;
             for p in lo..hi {
-                let d = self.docs[p] as usize;
-                let tf = self.tfs[p] as f32 / TF_UNIT;
-                let norm = k1 * (1.0 - b + b * self.doc_len[d] / self.avg_len);
-                scores[d] += idf * tf * (k1 + 1.0) / (tf + norm);
-                matched[d] += idf;
+                matched[self.docs[p] as usize] += idf;
             }
         }
         let coverage = if total_idf > 0.0 {
@@ -188,6 +198,46 @@ impl Bm25 {
             query_terms: terms.len(),
             unseen_terms,
         }
+    }
+
+    /// Adds term `ti`'s BM25 contribution, times `weight`, to every chunk that contains it.
+    fn add_postings(&self, ti: u32, weight: f32, scores: &mut [f32]) {
+        let Bm25Params { k1, b, .. } = self.params;
+        let (lo, hi) = (
+            self.offsets[ti as usize] as usize,
+            self.offsets[ti as usize + 1] as usize,
+        );
+        let idf = self.idf(hi - lo) * weight;
+        for p in lo..hi {
+            let d = self.docs[p] as usize;
+            let tf = self.tfs[p] as f32 / TF_UNIT;
+            let norm = k1 * (1.0 - b + b * self.doc_len[d] / self.avg_len);
+            scores[d] += idf * tf * (k1 + 1.0) / (tf + norm);
+        }
+    }
+
+    /// The book's most frequent term at edit distance 1 from `term` (a word it never uses), if
+    /// `term` is long enough for one changed letter to be a typo rather than another word.
+    fn nearest_term(&self, term: &str) -> Option<u32> {
+        let t: Vec<char> = term.chars().collect();
+        if t.len() < MIN_FUZZY_CHARS || !term.is_ascii() || term.bytes().any(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let mut best: Option<(usize, u32)> = None;
+        for (i, v) in self.terms.iter().enumerate() {
+            if v.len().abs_diff(t.len()) > 1 || !v.is_ascii() {
+                continue;
+            }
+            if !within_one_edit(term.as_bytes(), v.as_bytes()) {
+                continue;
+            }
+            let df = (self.offsets[i + 1] - self.offsets[i]) as usize;
+            if best.is_none_or(|(d, _)| df > d) {
+                best = Some((df, i as u32));
+            }
+        }
+        best.map(|(_, i)| i)
     }
 
     /// Serializes the index section of the asset.
@@ -258,6 +308,30 @@ impl Bm25 {
     }
 }
 
+/// Shortest unseen query term (in letters) that typo tolerance corrects: below it, one changed
+/// letter too often makes another real word ("node" / "note").
+pub const MIN_FUZZY_CHARS: usize = 5;
+
+/// Whether `a` and `b` (different) are one insertion, deletion, substitution or swap of two
+/// neighbouring letters apart (optimal string alignment distance 1).
+fn within_one_edit(a: &[u8], b: &[u8]) -> bool {
+    if a == b {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let prefix = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    match long.len() - short.len() {
+        // One letter inserted: the rest after it must agree.
+        1 => short[prefix..] == long[prefix + 1..],
+        0 => {
+            let (s, l) = (&short[prefix..], &long[prefix..]);
+            // One letter replaced, or two neighbours swapped.
+            s[1..] == l[1..] || (s.len() >= 2 && s[0] == l[1] && s[1] == l[0] && s[2..] == l[2..])
+        }
+        _ => false,
+    }
+}
+
 /// Per-chunk BM25 results for one query.
 #[derive(Debug, Clone)]
 pub struct Bm25Scores {
@@ -313,6 +387,46 @@ mod tests {
         assert_eq!(idx.score("publish messages on topics").unseen_terms, 0);
         let s = idx.score("publish messages to kubernetes with kafka");
         assert_eq!((s.query_terms, s.unseen_terms), (4, 2));
+    }
+
+    #[test]
+    fn one_edit_apart() {
+        for (a, b) in [
+            ("memroy", "memory"),
+            ("paramter", "parameter"),
+            ("simulater", "simulator"),
+            ("alegro", "allegro"),
+            ("topics", "topic"),
+        ] {
+            assert!(within_one_edit(a.as_bytes(), b.as_bytes()), "{a} {b}");
+            assert!(within_one_edit(b.as_bytes(), a.as_bytes()), "{b} {a}");
+        }
+        for (a, b) in [
+            ("memory", "memory"),
+            ("memory", "mmoery"),
+            ("gazebo", "gazebo12"),
+            ("abc", "xyz"),
+        ] {
+            assert!(!within_one_edit(a.as_bytes(), b.as_bytes()), "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn a_typo_matches_the_word_meant_with_a_lower_weight() {
+        let idx = Bm25::build(&docs(), Bm25Params::default());
+        // "simulatse" is one swap from the stem of "simulates".
+        let plain = idx.score("gazebo simualtes");
+        let fuzzy = idx.score_fuzzy("gazebo simualtes", 0.5);
+        let exact = idx.score("gazebo simulates");
+        assert!(fuzzy.scores[1] > plain.scores[1] && fuzzy.scores[1] < exact.scores[1]);
+        // Refusal signals are those of the question as typed.
+        assert_eq!(fuzzy.unseen_terms, 1);
+        assert_eq!(fuzzy.coverage, plain.coverage);
+        // Short unknown words are not corrected.
+        assert_eq!(
+            idx.score_fuzzy("nodx", 1.0).scores,
+            idx.score("nodx").scores
+        );
     }
 
     #[test]
