@@ -147,15 +147,17 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     let bytes = index.to_bytes()?;
     index = Index::from_bytes(&bytes, Some(dim))?;
     let t_quant = Instant::now();
-    let calibration = f32_encoder.input_ranges(&calibration_texts(&chunks));
+    let plan = QuantPlan::default();
+    let calibration = f32_encoder.input_ranges(&calibration_texts(&chunks), &plan);
+    let t_calibrated = t_quant.elapsed().as_secs_f32();
     let encoder = f32_encoder.quantized_with(
         &vocab_to_keep(&f32_encoder, &chunks, opts.common_vocab),
-        &QuantPlan::default(),
+        &plan,
         &calibration,
     );
     if opts.progress {
         eprintln!(
-            "quantized the question encoder (calibrated on the book's text) in {:.1}s",
+            "quantized the question encoder in {:.1}s ({t_calibrated:.1}s measuring its inputs on the book's text)",
             t_quant.elapsed().as_secs_f32()
         );
         eprintln!(

@@ -75,7 +75,12 @@ fn quantization_plans_size_and_fidelity() {
         .filter(|p| p.len() > 40)
         .take(128)
         .collect();
-    let ranges = f32_encoder.input_ranges(&paragraphs);
+    // Every input's statistics, for the plans that round all layers with GPTQ.
+    let all = QuantPlan {
+        out_bits: 4,
+        ..QuantPlan::default()
+    };
+    let ranges = f32_encoder.input_ranges(&paragraphs, &all);
     // The sentences' own tokens are kept too, so that the cosine measures quantization alone (a
     // pruned token is [UNK] in both the shipped and a full-vocabulary int8 model).
     for s in &sentences {

@@ -166,6 +166,22 @@ impl Default for QuantPlan {
     }
 }
 
+impl QuantPlan {
+    /// Whether the layers reading input `which` (0 query/key/value, 1 attention output, 2 FFN
+    /// expansion, 3 FFN contraction; see [`InputRanges`]) are rounded with GPTQ, which needs
+    /// their inputs' `Xᵀ X`.
+    pub fn rounds_with_gptq(&self, which: usize) -> bool {
+        let bits = match which {
+            0 | 2 => self.layer_bits,
+            _ => self.out_bits,
+        };
+        self.gptq && bits < 8
+    }
+}
+
+/// Shards of the calibration texts [`Encoder::input_ranges`] measures in parallel.
+const RANGE_SHARDS: usize = 4;
+
 /// Values sharing one scale in the 4-bit word embeddings.
 pub const Q4_GROUP: usize = 64;
 
@@ -204,7 +220,8 @@ fn q4_value(packed: &[u8], scales: &[f32], idx: usize) -> f32 {
 pub struct InputRanges {
     /// Largest |value| of each input column.
     pub max: [Vec<f32>; 4],
-    /// `Xᵀ X` of the inputs (width × width, row-major): what GPTQ weighs rounding errors by.
+    /// `Xᵀ X` of the inputs (width × width, row-major): what GPTQ weighs rounding errors by; empty
+    /// for inputs whose layers are not rounded with GPTQ.
     pub gram: [Vec<f32>; 4],
 }
 
@@ -282,14 +299,58 @@ impl Encoder {
 
     /// The largest |value| of each input column of every layer's dense products, over the tokens
     /// of `texts`: per layer, the inputs of [query/key/value, attention output, FFN expansion, FFN
-    /// contraction]. What [`Encoder::quantized_with`] balances weights and activations by.
-    pub fn input_ranges(&self, texts: &[&str]) -> Vec<InputRanges> {
+    /// contraction]. What [`Encoder::quantized_with`] balances weights and activations by. `Xᵀ X`
+    /// is measured only for the inputs `plan` rounds with GPTQ (the FFN contraction's, 1536 wide,
+    /// costs more than the forward pass itself). The texts are cut into a fixed number of shards
+    /// measured in parallel (feature `parallel`) and summed in order, so the result does not depend
+    /// on the number of threads.
+    pub fn input_ranges(&self, texts: &[&str], plan: &QuantPlan) -> Vec<InputRanges> {
+        let shard = texts.len().div_ceil(RANGE_SHARDS).max(1);
+        let shards: Vec<&[&str]> = texts.chunks(shard).collect();
+        let measure = |texts: &&[&str]| self.input_ranges_of(texts, plan);
+        #[cfg(feature = "parallel")]
+        let parts: Vec<Vec<InputRanges>> = {
+            use rayon::prelude::*;
+            shards.par_iter().map(measure).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let parts: Vec<Vec<InputRanges>> = shards.iter().map(measure).collect();
+        let mut parts = parts.into_iter();
+        let mut total = parts
+            .next()
+            .unwrap_or_else(|| self.input_ranges_of(&[], plan));
+        for part in parts {
+            for (t, p) in total.iter_mut().zip(part) {
+                for (tm, pm) in t.max.iter_mut().zip(&p.max) {
+                    tm.iter_mut().zip(pm).for_each(|(a, b)| *a = a.max(*b));
+                }
+                for (tg, pg) in t.gram.iter_mut().zip(&p.gram) {
+                    tg.iter_mut().zip(pg).for_each(|(a, b)| *a += b);
+                }
+            }
+        }
+        total
+    }
+
+    /// [`Encoder::input_ranges`] on one thread.
+    fn input_ranges_of(&self, texts: &[&str], plan: &QuantPlan) -> Vec<InputRanges> {
         let h = self.config.hidden;
         let widths = [h, h, h, self.config.intermediate];
+        let gram = |which: usize| {
+            let w = widths[which];
+            vec![
+                0f32;
+                if plan.rounds_with_gptq(which) {
+                    w * w
+                } else {
+                    0
+                }
+            ]
+        };
         let mut ranges = vec![
             InputRanges {
                 max: widths.map(|w| vec![0f32; w]),
-                gram: widths.map(|w| vec![0f32; w * w]),
+                gram: std::array::from_fn(gram),
             };
             self.layers.len()
         ];
@@ -393,6 +454,9 @@ impl Encoder {
                     }
                 }
                 let n = v.len() / w;
+                if r.gram[which].len() != w * w {
+                    return;
+                }
                 // gram += Xᵀ X, X being n × w row-major.
                 sgemm(
                     (w, n, w),
@@ -493,12 +557,13 @@ impl Encoder {
         };
         let (lb, ob, g) = (plan.layer_bits, plan.out_bits, plan.layer_group);
         let alpha = plan.smooth_percent as f32 / 100.0;
-        let layers = self
+        // Every matrix is rounded independently: (matrix, bits, which input statistics).
+        let jobs: Vec<(&Linear, u8, Option<linear::Calibration>)> = self
             .layers
             .iter()
             .enumerate()
-            .map(|(i, l)| {
-                let r = |which: usize| {
+            .flat_map(|(i, l)| {
+                let r = move |which: usize| {
                     ranges.get(i).map(|r| linear::Calibration {
                         max: &r.max[which],
                         gram: &r.gram[which],
@@ -506,16 +571,39 @@ impl Encoder {
                         gptq: plan.gptq,
                     })
                 };
-                Layer {
-                    query: l.query.quantized_grouped(lb, g, r(0)),
-                    key: l.key.quantized_grouped(lb, g, r(0)),
-                    value: l.value.quantized_grouped(lb, g, r(0)),
-                    attn_out: l.attn_out.quantized_grouped(ob, g, r(1)),
-                    attn_norm: l.attn_norm.clone(),
-                    ff_in: l.ff_in.quantized_grouped(lb, g, r(2)),
-                    ff_out: l.ff_out.quantized_grouped(ob, g, r(3)),
-                    ff_norm: l.ff_norm.clone(),
-                }
+                [
+                    (&l.query, lb, r(0)),
+                    (&l.key, lb, r(0)),
+                    (&l.value, lb, r(0)),
+                    (&l.attn_out, ob, r(1)),
+                    (&l.ff_in, lb, r(2)),
+                    (&l.ff_out, ob, r(3)),
+                ]
+            })
+            .collect();
+        let quantize = |(lin, bits, calib): &(&Linear, u8, Option<linear::Calibration>)| {
+            lin.quantized_grouped(*bits, g, *calib)
+        };
+        #[cfg(feature = "parallel")]
+        let done: Vec<Linear> = {
+            use rayon::prelude::*;
+            jobs.par_iter().map(quantize).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let done: Vec<Linear> = jobs.iter().map(quantize).collect();
+        let layers = self
+            .layers
+            .iter()
+            .zip(done.chunks_exact(6))
+            .map(|(l, m)| Layer {
+                query: m[0].clone(),
+                key: m[1].clone(),
+                value: m[2].clone(),
+                attn_out: m[3].clone(),
+                attn_norm: l.attn_norm.clone(),
+                ff_in: m[4].clone(),
+                ff_out: m[5].clone(),
+                ff_norm: l.ff_norm.clone(),
             })
             .collect();
         let positions_kept = MAX_TOKENS.min(self.config.max_positions);
