@@ -32,7 +32,8 @@ pub struct BuildOptions {
     /// BM25 parameters stored in the asset.
     pub bm25: Bm25Params,
     /// Vocabulary ids below this are kept in the shipped encoder whether or not the book uses them
-    /// (BERT's vocabulary lists common English words first).
+    /// (BERT's vocabulary lists common English words first), except non-ASCII tokens (about 930 of
+    /// the first 6 000: accented letters, CJK and other scripts' characters, symbols).
     pub common_vocab: usize,
     /// Books with at least this many chunks get an HNSW graph for dense search; smaller ones are
     /// scanned in full (faster there, and exact).
@@ -179,7 +180,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     })
 }
 
-/// Vocabulary ids whose embeddings ship: common English plus every token the book itself uses.
 /// Chunks sampled evenly through the book (at most [`CALIBRATION_TEXTS`]), each cut to a
 /// question's length: the inputs the encoder's quantization is fitted to (the book's own text; no
 /// labelled question is ever used).
@@ -204,10 +204,16 @@ const CALIBRATION_TEXTS: usize = 128;
 /// Characters of each calibration text (questions are short).
 const CALIBRATION_CHARS: usize = 400;
 
+/// Vocabulary ids whose embeddings ship: common English (the ASCII tokens among the first
+/// `common` ids) plus every token the book itself uses.
 fn vocab_to_keep(encoder: &Encoder, chunks: &[BuiltChunk], common: usize) -> Vec<bool> {
-    let mut keep: Vec<bool> = (0..encoder.tokenizer.vocab_len())
-        .map(|id| id < common)
+    let mut keep: Vec<bool> = encoder
+        .vocab_text
+        .lines()
+        .take(common)
+        .map(str::is_ascii)
         .collect();
+    keep.resize(encoder.tokenizer.vocab_len(), false);
     for c in chunks {
         for id in encoder.tokenizer.encode(&c.embed_text, usize::MAX) {
             if let Some(k) = keep.get_mut(id as usize) {

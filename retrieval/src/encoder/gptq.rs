@@ -135,14 +135,22 @@ fn group_step(g: &[f64], row_scale: f32, qm: i32, mm: i32) -> (i32, f64) {
 
 /// The upper Cholesky factor `U` of `H⁻¹` (`H⁻¹ = Uᵀ U`), after damping `H` by 1 % of its mean
 /// diagonal (and 1 on columns that never saw an input). `None` if not positive definite.
+///
+/// With `J` the reversal permutation and `J H J = L Lᵀ`, `H = R Rᵀ` where `R = J L J` is upper
+/// triangular, so `H⁻¹ = (R⁻¹)ᵀ R⁻¹` and `U = R⁻¹ = J L⁻¹ J`: one Cholesky factorization and one
+/// triangular inverse (rather than inverting `H` and factoring the inverse).
 fn inverse_cholesky_upper(h: &[f64], n: usize) -> Option<Vec<f64>> {
     if h.len() != n * n || n == 0 {
         return None;
     }
-    let mut a = h.to_vec();
-    let mean = (0..n).map(|i| a[i * n + i]).sum::<f64>() / n as f64;
+    let mean = (0..n).map(|i| h[i * n + i]).sum::<f64>() / n as f64;
     let damp = 0.01 * mean.max(1e-12);
+    // J H J, damped.
+    let mut a = vec![0f64; n * n];
     for i in 0..n {
+        for j in 0..n {
+            a[i * n + j] = h[(n - 1 - i) * n + (n - 1 - j)];
+        }
         if a[i * n + i] <= 0.0 {
             a[i * n + i] = 1.0;
         }
@@ -151,8 +159,9 @@ fn inverse_cholesky_upper(h: &[f64], n: usize) -> Option<Vec<f64>> {
     let l = cholesky(&a, n)?;
     // L⁻¹ (lower triangular), by forward substitution a row at a time (rows stay contiguous).
     let mut li = vec![0f64; n * n];
+    let mut row = vec![0f64; n];
     for r in 0..n {
-        let mut row = vec![0f64; n];
+        row[..=r].iter_mut().for_each(|x| *x = 0.0);
         row[r] = 1.0;
         for k in 0..r {
             let f = l[r * n + k];
@@ -167,29 +176,11 @@ fn inverse_cholesky_upper(h: &[f64], n: usize) -> Option<Vec<f64>> {
             *x = y / d;
         }
     }
-    // H⁻¹ = L⁻ᵀ L⁻¹ = Σ_k (row k of L⁻¹)ᵀ (row k of L⁻¹), lower half, then mirrored.
-    let mut inv = vec![0f64; n * n];
-    for k in 0..n {
-        let row = &li[k * n..k * n + k + 1];
-        for (i, &a) in row.iter().enumerate() {
-            if a != 0.0 {
-                for (x, &b) in inv[i * n..i * n + i + 1].iter_mut().zip(&row[..=i]) {
-                    *x += a * b;
-                }
-            }
-        }
-    }
-    for i in 0..n {
-        for j in 0..i {
-            inv[j * n + i] = inv[i * n + j];
-        }
-    }
-    let l2 = cholesky(&inv, n)?;
-    // U = L2ᵀ.
+    // U = J L⁻¹ J.
     let mut u = vec![0f64; n * n];
     for i in 0..n {
-        for j in 0..=i {
-            u[j * n + i] = l2[i * n + j];
+        for j in i..n {
+            u[i * n + j] = li[(n - 1 - i) * n + (n - 1 - j)];
         }
     }
     Some(u)

@@ -132,13 +132,13 @@ pub enum WordEmbeddings {
 /// How the shipped encoder is quantized (`Encoder::quantized_with`): bits and group width of the
 /// layers' weights and of the word table. The default is what `index-builder build` ships: 4-bit
 /// groups of 32 except the two output projections, kept at int8 rows because at 4 bits they cost
-/// up to 0.016 of section recall@5 on the labelled books (`out_bits: 4` saves about 1.8 MB more).
+/// up to 0.016 of section recall@5 on the labelled books (both at 4 bits save about 1.8 MB more;
+/// `tests/encoder_plans.rs` in the index builder compares plans).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantPlan {
-    /// Bits per weight of the attention query, key and value projections and the FFN expansion.
-    pub layer_bits: u8,
-    /// Bits per weight of the two output projections (attention output, FFN contraction).
-    pub out_bits: u8,
+    /// Bits per weight of each layer's matrices, in the order [query, key, value, attention output,
+    /// FFN expansion, FFN contraction] (8: int8 rows, one group a row).
+    pub bits: [u8; 6],
     /// Values per group along a layer's input dimension.
     pub layer_group: usize,
     /// Bits per value of the word table.
@@ -155,8 +155,7 @@ pub struct QuantPlan {
 impl Default for QuantPlan {
     fn default() -> Self {
         QuantPlan {
-            layer_bits: 4,
-            out_bits: 8,
+            bits: [4, 4, 4, 8, 4, 8],
             layer_group: 32,
             word_bits: 4,
             word_group: 32,
@@ -172,8 +171,10 @@ impl QuantPlan {
     /// their inputs' `Xᵀ X`.
     pub fn rounds_with_gptq(&self, which: usize) -> bool {
         let bits = match which {
-            0 | 2 => self.layer_bits,
-            _ => self.out_bits,
+            0 => self.bits[..3].iter().copied().min().unwrap_or(8),
+            1 => self.bits[3],
+            2 => self.bits[4],
+            _ => self.bits[5],
         };
         self.gptq && bits < 8
     }
@@ -529,12 +530,20 @@ impl Encoder {
                 let vocab = table.len() / h;
                 let mut row_of = vec![NO_ROW; vocab];
                 let mut rows = Vec::new();
+                let tokens: Vec<&str> = self.vocab_text.lines().collect();
+                let always: Vec<Option<u32>> = ["[UNK]", "[CLS]", "[SEP]"]
+                    .iter()
+                    .map(|t| self.tokenizer.id_of(t))
+                    .collect();
                 for id in 0..vocab {
-                    // [PAD], [UNK], [CLS], [SEP], [MASK] and the unused ids before them are always kept.
-                    let special = id <= 103;
-                    if (keep.get(id).copied().unwrap_or(false) || special)
-                        && rows.len() / h < NO_ROW as usize
-                    {
+                    let always = always.contains(&Some(id as u32));
+                    // The tokenizer never emits `[PAD]`, `[MASK]` or the ~1000 `[unusedN]` entries:
+                    // punctuation splits every word before WordPiece, so no piece starts with `[`.
+                    let never = tokens
+                        .get(id)
+                        .is_some_and(|t| t.len() > 1 && t.starts_with('['));
+                    let wanted = keep.get(id).copied().unwrap_or(false) && !never;
+                    if (wanted || always) && rows.len() / h < NO_ROW as usize {
                         row_of[id] = (rows.len() / h) as u16;
                         rows.extend_from_slice(&table[id * h..(id + 1) * h]);
                     }
@@ -555,7 +564,7 @@ impl Encoder {
             }
             other => other.clone(),
         };
-        let (lb, ob, g) = (plan.layer_bits, plan.out_bits, plan.layer_group);
+        let (b, g) = (plan.bits, plan.layer_group);
         let alpha = plan.smooth_percent as f32 / 100.0;
         // Every matrix is rounded independently: (matrix, bits, which input statistics).
         let jobs: Vec<(&Linear, u8, Option<linear::Calibration>)> = self
@@ -572,12 +581,12 @@ impl Encoder {
                     })
                 };
                 [
-                    (&l.query, lb, r(0)),
-                    (&l.key, lb, r(0)),
-                    (&l.value, lb, r(0)),
-                    (&l.attn_out, ob, r(1)),
-                    (&l.ff_in, lb, r(2)),
-                    (&l.ff_out, ob, r(3)),
+                    (&l.query, b[0], r(0)),
+                    (&l.key, b[1], r(0)),
+                    (&l.value, b[2], r(0)),
+                    (&l.attn_out, b[3], r(1)),
+                    (&l.ff_in, b[4], r(2)),
+                    (&l.ff_out, b[5], r(3)),
                 ]
             })
             .collect();
