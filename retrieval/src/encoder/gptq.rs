@@ -157,25 +157,7 @@ fn inverse_cholesky_upper(h: &[f64], n: usize) -> Option<Vec<f64>> {
         a[i * n + i] += damp;
     }
     let l = cholesky(&a, n)?;
-    // L⁻¹ (lower triangular), by forward substitution a row at a time (rows stay contiguous).
-    let mut li = vec![0f64; n * n];
-    let mut row = vec![0f64; n];
-    for r in 0..n {
-        row[..=r].iter_mut().for_each(|x| *x = 0.0);
-        row[r] = 1.0;
-        for k in 0..r {
-            let f = l[r * n + k];
-            if f != 0.0 {
-                for (x, y) in row[..=k].iter_mut().zip(&li[k * n..k * n + k + 1]) {
-                    *x -= f * y;
-                }
-            }
-        }
-        let d = l[r * n + r];
-        for (x, y) in li[r * n..r * n + r + 1].iter_mut().zip(&row[..=r]) {
-            *x = y / d;
-        }
-    }
+    let li = lower_inverse(&l, n);
     // U = J L⁻¹ J.
     let mut u = vec![0f64; n * n];
     for i in 0..n {
@@ -205,24 +187,121 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     acc.iter().sum::<f64>() + tail
 }
 
-/// Lower Cholesky factor of a symmetric positive definite matrix.
+/// Rows and columns of the diagonal blocks of [`cholesky`] and [`lower_inverse`]: the work off the
+/// diagonal blocks is matrix products (`dgemm`), which is what makes the 1536-wide factor fast.
+const FACTOR_BLOCK: usize = 96;
+
+/// Lower Cholesky factor of a symmetric positive definite matrix (right-looking, blocked: factor a
+/// diagonal block, solve the panel below it, subtract the panel's outer product from the rest).
 fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
-    let mut l = vec![0f64; n * n];
-    for i in 0..n {
-        for j in 0..=i {
-            let s = dot(&l[i * n..i * n + j], &l[j * n..j * n + j]);
-            if i == j {
-                let d = a[i * n + i] - s;
-                if d <= 0.0 || !d.is_finite() {
-                    return None;
+    let mut w = a.to_vec();
+    let nb = FACTOR_BLOCK;
+    for k0 in (0..n).step_by(nb) {
+        let k1 = (k0 + nb).min(n);
+        // Diagonal block, unblocked (its entries already hold every earlier block's update).
+        for i in k0..k1 {
+            for j in k0..=i {
+                let s = dot(&w[i * n + k0..i * n + j], &w[j * n + k0..j * n + j]);
+                if i == j {
+                    let d = w[i * n + i] - s;
+                    if d <= 0.0 || !d.is_finite() {
+                        return None;
+                    }
+                    w[i * n + i] = d.sqrt();
+                } else {
+                    w[i * n + j] = (w[i * n + j] - s) / w[j * n + j];
                 }
-                l[i * n + i] = d.sqrt();
-            } else {
-                l[i * n + j] = (a[i * n + j] - s) / l[j * n + j];
             }
         }
+        // Panel below: each row r solves x · L11ᵀ = a_r by forward substitution.
+        for r in k1..n {
+            for j in k0..k1 {
+                let s = dot(&w[r * n + k0..r * n + j], &w[j * n + k0..j * n + j]);
+                w[r * n + j] = (w[r * n + j] - s) / w[j * n + j];
+            }
+        }
+        if k1 < n {
+            // Trailing block -= P Pᵀ, P the panel ((n − k1) × (k1 − k0)); a copy so the views
+            // do not overlap.
+            let m = n - k1;
+            let width = k1 - k0;
+            let panel: Vec<f64> = (k1..n)
+                .flat_map(|r| w[r * n + k0..r * n + k1].iter().copied())
+                .collect();
+            super::linear::dgemm(
+                (m, width, m),
+                -1.0,
+                (&panel[..], width as isize, 1),
+                (&panel[..], 1, width as isize),
+                1.0,
+                (&mut w[k1 * n + k1..], n as isize, 1),
+            );
+        }
     }
-    Some(l)
+    // Only the lower triangle is the factor.
+    for i in 0..n {
+        w[i * n + i + 1..(i + 1) * n]
+            .iter_mut()
+            .for_each(|x| *x = 0.0);
+    }
+    Some(w)
+}
+
+/// The inverse of a lower triangular matrix with a positive diagonal, a block row at a time:
+/// `X_ii = L_ii⁻¹` by forward substitution, and left of it `X_i,<i = −X_ii (L_i,<i X_<i,<i)`.
+fn lower_inverse(l: &[f64], n: usize) -> Vec<f64> {
+    let mut x = vec![0f64; n * n];
+    let nb = FACTOR_BLOCK;
+    let mut row = vec![0f64; nb];
+    for i0 in (0..n).step_by(nb) {
+        let i1 = (i0 + nb).min(n);
+        let b = i1 - i0;
+        // Diagonal block: forward substitution a row at a time (rows stay contiguous).
+        for r in 0..b {
+            row[..=r].iter_mut().for_each(|v| *v = 0.0);
+            row[r] = 1.0;
+            for k in 0..r {
+                let f = l[(i0 + r) * n + i0 + k];
+                if f != 0.0 {
+                    for (v, y) in row[..=k].iter_mut().zip(&x[(i0 + k) * n + i0..]) {
+                        *v -= f * y;
+                    }
+                }
+            }
+            let d = l[(i0 + r) * n + i0 + r];
+            for (dst, v) in x[(i0 + r) * n + i0..(i0 + r) * n + i0 + r + 1]
+                .iter_mut()
+                .zip(&row[..=r])
+            {
+                *dst = v / d;
+            }
+        }
+        if i0 == 0 {
+            continue;
+        }
+        // T = L[i0..i1, 0..i0] · X[0..i0, 0..i0], then X[i0..i1, 0..i0] = −X_ii · T.
+        let mut t = vec![0f64; b * i0];
+        super::linear::dgemm(
+            (b, i0, i0),
+            1.0,
+            (&l[i0 * n..], n as isize, 1),
+            (&x[..], n as isize, 1),
+            0.0,
+            (&mut t[..], i0 as isize, 1),
+        );
+        let xii: Vec<f64> = (i0..i1)
+            .flat_map(|r| x[r * n + i0..r * n + i1].iter().copied())
+            .collect();
+        super::linear::dgemm(
+            (b, b, i0),
+            -1.0,
+            (&xii[..], b as isize, 1),
+            (&t[..], i0 as isize, 1),
+            0.0,
+            (&mut x[i0 * n..], n as isize, 1),
+        );
+    }
+    x
 }
 
 #[cfg(test)]
@@ -315,6 +394,50 @@ mod tests {
             .count();
         assert!(differ * 1000 <= plain.0.len(), "{differ} codes differ");
         assert_eq!(quantize_gptq(&w, inp, &h, 4, 32), blocked);
+    }
+
+    #[test]
+    fn blocked_factor_inverts_a_matrix_wider_than_a_block() {
+        let n = 2 * FACTOR_BLOCK + 37;
+        let mut seed = 5u64;
+        let mut rand = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((seed >> 40) as f64 / (1u64 << 24) as f64) * 2.0 - 1.0
+        };
+        // H = B Bᵀ + n I: symmetric positive definite.
+        let bm: Vec<f64> = (0..n * n).map(|_| rand()).collect();
+        let mut h = vec![0f64; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                h[i * n + j] = (0..n).map(|k| bm[i * n + k] * bm[j * n + k]).sum::<f64>()
+                    + if i == j { n as f64 } else { 0.0 };
+            }
+        }
+        let u = inverse_cholesky_upper(&h, n).unwrap();
+        let mean = (0..n).map(|i| h[i * n + i]).sum::<f64>() / n as f64;
+        // (Uᵀ U) · (H + damping) = I.
+        let mut inv = vec![0f64; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                inv[i * n + j] = (0..=i.min(j)).map(|k| u[k * n + i] * u[k * n + j]).sum();
+            }
+        }
+        for i in 0..n {
+            assert!(
+                (0..i).all(|j| u[i * n + j] == 0.0),
+                "U is not upper triangular"
+            );
+            for j in 0..n {
+                let v: f64 = (0..n)
+                    .map(|k| {
+                        let a = h[i * n + k] + if i == k { 0.01 * mean } else { 0.0 };
+                        a * inv[k * n + j]
+                    })
+                    .sum();
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((v - want).abs() < 1e-8, "({i}, {j}): {v}");
+            }
+        }
     }
 
     #[test]
