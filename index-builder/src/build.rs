@@ -149,17 +149,38 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     index = Index::from_bytes(&bytes, Some(dim))?;
     let t_quant = Instant::now();
     let plan = QuantPlan::default();
-    let calibration = f32_encoder.input_ranges(&calibration_texts(&chunks), &plan);
-    let t_calibrated = t_quant.elapsed().as_secs_f32();
-    let encoder = f32_encoder.quantized_with(
-        &vocab_to_keep(&f32_encoder, &chunks, opts.common_vocab),
-        &plan,
-        &calibration,
-    );
+    let texts = calibration_texts(&chunks);
+    let keep = vocab_to_keep(&f32_encoder, &chunks, opts.common_vocab);
+    // The layers of the last build when their inputs are unchanged (`encoder_cache`).
+    let layer_cache = opts.cache.as_deref().map(crate::encoder_cache::path_for);
+    let key = crate::encoder_cache::key(&f32_encoder, &plan, &texts);
+    let cached = layer_cache
+        .as_deref()
+        .and_then(|p| crate::encoder_cache::load(p, &key));
+    let reused = cached.is_some();
+    let encoder = match cached {
+        Some(mut encoder) => {
+            encoder.words = f32_encoder.quantized_words(&keep, &plan);
+            encoder
+        }
+        None => {
+            let calibration = f32_encoder.input_ranges(&texts, &plan);
+            let encoder = f32_encoder.quantized_with(&keep, &plan, &calibration);
+            if let Some(p) = &layer_cache {
+                crate::encoder_cache::save(p, &key, &encoder);
+            }
+            encoder
+        }
+    };
     if opts.progress {
         eprintln!(
-            "quantized the question encoder in {:.1}s ({t_calibrated:.1}s measuring its inputs on the book's text)",
-            t_quant.elapsed().as_secs_f32()
+            "quantized the question encoder in {:.1}s ({})",
+            t_quant.elapsed().as_secs_f32(),
+            if reused {
+                "layers of the previous build: calibration texts unchanged"
+            } else {
+                "calibrated on the book's text"
+            }
         );
         eprintln!(
             "indexed {} pages, {} chunks ({} embedded, {} cached) in {:.1}s",

@@ -536,25 +536,12 @@ impl Encoder {
         l.ff_norm.apply(x);
     }
 
-    /// The shipped form with the default [`QuantPlan`].
-    pub fn quantized(&self, keep: &[bool]) -> Encoder {
-        self.quantized_with(keep, &QuantPlan::default(), &[])
-    }
-
-    /// The shipped form: grouped low-bit layers held as int8, word embeddings kept only for
-    /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, and the position
-    /// table rounded to bf16 and cut to [`MAX_TOKENS`]. Exactly what `from_bytes(to_bytes())` gives.
-    /// With `ranges` (from [`Encoder::input_ranges`] on text like the questions to come), each
-    /// layer's input columns are balanced against its weights first (SmoothQuant), so that the
-    /// few columns with large activations do not carry most of the rounding error.
-    pub fn quantized_with(
-        &self,
-        keep: &[bool],
-        plan: &QuantPlan,
-        ranges: &[InputRanges],
-    ) -> Encoder {
+    /// The shipped word table of [`Encoder::quantized_with`]: the rows of `keep[id] == true` and of
+    /// `[UNK]`, `[CLS]`, `[SEP]`, at the plan's bits (no calibration: this part is quick, and a
+    /// build whose layers come from a cache still ships its own book's vocabulary).
+    pub fn quantized_words(&self, keep: &[bool], plan: &QuantPlan) -> WordEmbeddings {
         let h = self.config.hidden;
-        let words = match &self.words {
+        match &self.words {
             WordEmbeddings::F32(table) => {
                 let vocab = table.len() / h;
                 let mut row_of = vec![NO_ROW; vocab];
@@ -592,7 +579,28 @@ impl Encoder {
                 }
             }
             other => other.clone(),
-        };
+        }
+    }
+
+    /// The shipped form with the default [`QuantPlan`].
+    pub fn quantized(&self, keep: &[bool]) -> Encoder {
+        self.quantized_with(keep, &QuantPlan::default(), &[])
+    }
+
+    /// The shipped form: grouped low-bit layers held as int8, word embeddings kept only for
+    /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, and the position
+    /// table rounded to bf16 and cut to [`MAX_TOKENS`]. Exactly what `from_bytes(to_bytes())` gives.
+    /// With `ranges` (from [`Encoder::input_ranges`] on text like the questions to come), each
+    /// layer's input columns are balanced against its weights first (SmoothQuant), so that the
+    /// few columns with large activations do not carry most of the rounding error.
+    pub fn quantized_with(
+        &self,
+        keep: &[bool],
+        plan: &QuantPlan,
+        ranges: &[InputRanges],
+    ) -> Encoder {
+        let h = self.config.hidden;
+        let words = self.quantized_words(keep, plan);
         let (b, g) = (plan.bits, plan.layer_group);
         let alpha = plan.smooth_percent as f32 / 100.0;
         // Every matrix is rounded independently: (matrix, bits, which input statistics).
