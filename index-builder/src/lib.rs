@@ -13,6 +13,7 @@ pub mod calibrate;
 pub mod chunker;
 pub mod docs;
 pub mod embed;
+pub mod encoder_cache;
 pub mod eval;
 pub mod grid;
 pub mod language;

@@ -158,7 +158,7 @@ struct BookArgs {
     /// Book title used in prompts.
     #[arg(long, default_value = "the book")]
     title: String,
-    /// Vocabulary ids below this always ship with the encoder (common English); the book's own tokens always do.
+    /// Vocabulary ids below this ship with the encoder if ASCII (common English); the book's own tokens always do.
     #[arg(long, default_value_t = 6000)]
     common_vocab: usize,
     /// Chunk count from which the index carries an HNSW graph (instant-distance) instead of relying

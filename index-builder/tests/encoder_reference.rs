@@ -57,7 +57,7 @@ fn encoder_matches_numpy_reference() {
     let shipped = f32_encoder.quantized_with(
         &keep,
         &QuantPlan::default(),
-        &f32_encoder.input_ranges(&calibration),
+        &f32_encoder.input_ranges(&calibration, &QuantPlan::default()),
     );
     let shipped = Encoder::from_bytes(&shipped.to_bytes().unwrap()).unwrap();
     for r in &refs {

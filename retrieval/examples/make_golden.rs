@@ -117,11 +117,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exact = tiny_encoder()?;
     let keep = vec![true; exact.tokenizer.vocab_len()];
     let texts: Vec<&str> = CHUNKS.iter().map(|(_, t)| *t).collect();
-    let shipped = exact.quantized_with(
-        &keep,
-        &book_retrieval::encoder::QuantPlan::default(),
-        &exact.input_ranges(&texts),
-    );
+    let plan = book_retrieval::encoder::QuantPlan::default();
+    let shipped = exact.quantized_with(&keep, &plan, &exact.input_ranges(&texts, &plan));
     let encoder_bytes = shipped.to_bytes()?;
 
     let chunks: Vec<ChunkMeta> = CHUNKS

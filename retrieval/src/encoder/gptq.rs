@@ -7,6 +7,11 @@
 
 use super::grouped::{from_bf16, max_mult, qmax, to_bf16};
 
+/// Columns rounded between two trailing updates (GPTQ's "lazy batch"): the errors of a block are
+/// pushed onto the columns after it in one matrix product instead of one column at a time, which
+/// turns the O(rows·in²) scalar update into a GEMM.
+const BLOCK: usize = 128;
+
 /// Rounds row-major `w` (`out` rows of `inp`) to `bits`-bit codes with one multiplier per `group`
 /// inputs and a bf16 scale per row, minimizing the output error on inputs of second moment `h`
 /// (`inp × inp`, row-major). Returns int8 values `code × multiplier` and the row scales, the same
@@ -19,11 +24,25 @@ pub fn quantize_gptq(
     bits: u8,
     group: usize,
 ) -> (Vec<i8>, Vec<f32>) {
-    let out = w.len() / inp.max(1);
     let group = group.max(1);
-    let Some(u) = inverse_cholesky_upper(h, inp) else {
-        return super::grouped::quantize_rows_grouped(w, inp, bits, group);
-    };
+    match inverse_cholesky_upper(h, inp) {
+        // A block holds whole groups, so a group's multiplier is chosen on fully updated weights.
+        Some(u) => round_blocked(w, inp, &u, bits, group, BLOCK.div_ceil(group) * group),
+        None => super::grouped::quantize_rows_grouped(w, inp, bits, group),
+    }
+}
+
+/// GPTQ's rounding given the upper Cholesky factor `u` of `H⁻¹`, `block` columns (a multiple of
+/// `group`) between trailing updates; `block ≥ inp` is the plain column-by-column form.
+fn round_blocked(
+    w: &[f32],
+    inp: usize,
+    u: &[f64],
+    bits: u8,
+    group: usize,
+    block: usize,
+) -> (Vec<i8>, Vec<f32>) {
+    let out = w.len() / inp.max(1);
     let (qm, mm) = (qmax(bits), max_mult(bits));
     let mut work: Vec<f64> = w.iter().map(|&v| v as f64).collect();
     let mut q = vec![0i8; w.len()];
@@ -35,119 +54,115 @@ pub fn quantize_gptq(
         let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
         scales.push(from_bf16(to_bf16(max / (qm * mm) as f32)));
     }
-    let mut err = vec![0f64; out];
-    for j in 0..inp {
-        if j % group == 0 {
-            let end = (j + group).min(inp);
-            for r in 0..out {
-                let base = scales[r] as f64;
-                if base <= 0.0 {
-                    step[r] = 0.0;
-                    continue;
+    let block = block.max(1);
+    // The scaled rounding errors of the current block, `out × block`.
+    let mut errs = vec![0f64; out * block];
+    for b0 in (0..inp).step_by(block) {
+        let b1 = (b0 + block).min(inp);
+        let width = b1 - b0;
+        for j in b0..b1 {
+            if j % group == 0 {
+                let end = (j + group).min(inp);
+                for r in 0..out {
+                    let (m, s) = group_step(&work[r * inp + j..r * inp + end], scales[r], qm, mm);
+                    mult[r] = m;
+                    step[r] = s;
                 }
-                let g = &work[r * inp + j..r * inp + end];
-                let gmax = g.iter().fold(0f64, |m, v| m.max(v.abs()));
-                let m0 = ((gmax / (qm as f64 * base)).ceil() as i32).clamp(1, mm);
-                let mut best = (f64::INFINITY, m0);
-                for m in (m0 - 3).max(1)..=m0 {
-                    let s = m as f64 * base;
-                    let e: f64 = g
-                        .iter()
-                        .map(|v| {
-                            let c = (v / s).round().clamp(-qm as f64, qm as f64);
-                            (v - c * s) * (v - c * s)
-                        })
-                        .sum();
-                    if e < best.0 {
-                        best = (e, m);
+            }
+            let d = u[j * inp + j];
+            // Within the block the update is immediate (the next columns are rounded from it).
+            let urow = &u[j * inp + j + 1..j * inp + b1];
+            for r in 0..out {
+                let v = work[r * inp + j];
+                let (c, deq) = if step[r] > 0.0 {
+                    let c = (v / step[r]).round().clamp(-qm as f64, qm as f64);
+                    (c as i32, c * step[r])
+                } else {
+                    (0, 0.0)
+                };
+                q[r * inp + j] = (c * mult[r]) as i8;
+                let e = (v - deq) / d;
+                errs[r * block + (j - b0)] = e;
+                if e != 0.0 {
+                    for (x, uk) in work[r * inp + j + 1..r * inp + b1].iter_mut().zip(urow) {
+                        *x -= e * uk;
                     }
                 }
-                mult[r] = best.1;
-                step[r] = best.1 as f64 * base;
             }
         }
-        let d = u[j * inp + j];
-        for r in 0..out {
-            let v = work[r * inp + j];
-            let (c, deq) = if step[r] > 0.0 {
-                let c = (v / step[r]).round().clamp(-qm as f64, qm as f64);
-                (c as i32, c * step[r])
-            } else {
-                (0, 0.0)
-            };
-            q[r * inp + j] = (c * mult[r]) as i8;
-            err[r] = (v - deq) / d;
-        }
-        let urow = &u[j * inp + j + 1..(j + 1) * inp];
-        for r in 0..out {
-            let e = err[r];
-            if e != 0.0 {
-                for (x, uk) in work[r * inp + j + 1..(r + 1) * inp].iter_mut().zip(urow) {
-                    *x -= e * uk;
-                }
-            }
+        if b1 < inp {
+            // work[:, b1..] -= errs (out × width) · u[b0..b1, b1..] (width × (inp − b1)).
+            let rest = inp - b1;
+            let ublock = &u[b0 * inp + b1..];
+            super::linear::dgemm(
+                (out, width, rest),
+                -1.0,
+                (&errs[..], block as isize, 1),
+                (ublock, inp as isize, 1),
+                1.0,
+                (&mut work[b1..], inp as isize, 1),
+            );
         }
     }
     (q, scales)
 }
 
+/// The multiplier (1..=`mm`) of least squared rounding error for one group of weights, among the
+/// four largest that clip little, and its step `multiplier × row scale`; step 0 for a zero row.
+fn group_step(g: &[f64], row_scale: f32, qm: i32, mm: i32) -> (i32, f64) {
+    let base = row_scale as f64;
+    if base <= 0.0 {
+        return (1, 0.0);
+    }
+    let gmax = g.iter().fold(0f64, |m, v| m.max(v.abs()));
+    let m0 = ((gmax / (qm as f64 * base)).ceil() as i32).clamp(1, mm);
+    let mut best = (f64::INFINITY, m0);
+    for m in (m0 - 3).max(1)..=m0 {
+        let s = m as f64 * base;
+        let e: f64 = g
+            .iter()
+            .map(|v| {
+                let c = (v / s).round().clamp(-qm as f64, qm as f64);
+                (v - c * s) * (v - c * s)
+            })
+            .sum();
+        if e < best.0 {
+            best = (e, m);
+        }
+    }
+    (best.1, best.1 as f64 * base)
+}
+
 /// The upper Cholesky factor `U` of `H⁻¹` (`H⁻¹ = Uᵀ U`), after damping `H` by 1 % of its mean
 /// diagonal (and 1 on columns that never saw an input). `None` if not positive definite.
+///
+/// With `J` the reversal permutation and `J H J = L Lᵀ`, `H = R Rᵀ` where `R = J L J` is upper
+/// triangular, so `H⁻¹ = (R⁻¹)ᵀ R⁻¹` and `U = R⁻¹ = J L⁻¹ J`: one Cholesky factorization and one
+/// triangular inverse (rather than inverting `H` and factoring the inverse).
 fn inverse_cholesky_upper(h: &[f64], n: usize) -> Option<Vec<f64>> {
     if h.len() != n * n || n == 0 {
         return None;
     }
-    let mut a = h.to_vec();
-    let mean = (0..n).map(|i| a[i * n + i]).sum::<f64>() / n as f64;
+    let mean = (0..n).map(|i| h[i * n + i]).sum::<f64>() / n as f64;
     let damp = 0.01 * mean.max(1e-12);
+    // J H J, damped.
+    let mut a = vec![0f64; n * n];
     for i in 0..n {
+        for j in 0..n {
+            a[i * n + j] = h[(n - 1 - i) * n + (n - 1 - j)];
+        }
         if a[i * n + i] <= 0.0 {
             a[i * n + i] = 1.0;
         }
         a[i * n + i] += damp;
     }
     let l = cholesky(&a, n)?;
-    // L⁻¹ (lower triangular), by forward substitution a row at a time (rows stay contiguous).
-    let mut li = vec![0f64; n * n];
-    for r in 0..n {
-        let mut row = vec![0f64; n];
-        row[r] = 1.0;
-        for k in 0..r {
-            let f = l[r * n + k];
-            if f != 0.0 {
-                for (x, y) in row[..=k].iter_mut().zip(&li[k * n..k * n + k + 1]) {
-                    *x -= f * y;
-                }
-            }
-        }
-        let d = l[r * n + r];
-        for (x, y) in li[r * n..r * n + r + 1].iter_mut().zip(&row[..=r]) {
-            *x = y / d;
-        }
-    }
-    // H⁻¹ = L⁻ᵀ L⁻¹ = Σ_k (row k of L⁻¹)ᵀ (row k of L⁻¹), lower half, then mirrored.
-    let mut inv = vec![0f64; n * n];
-    for k in 0..n {
-        let row = &li[k * n..k * n + k + 1];
-        for (i, &a) in row.iter().enumerate() {
-            if a != 0.0 {
-                for (x, &b) in inv[i * n..i * n + i + 1].iter_mut().zip(&row[..=i]) {
-                    *x += a * b;
-                }
-            }
-        }
-    }
-    for i in 0..n {
-        for j in 0..i {
-            inv[j * n + i] = inv[i * n + j];
-        }
-    }
-    let l2 = cholesky(&inv, n)?;
-    // U = L2ᵀ.
+    let li = lower_inverse(&l, n);
+    // U = J L⁻¹ J.
     let mut u = vec![0f64; n * n];
     for i in 0..n {
-        for j in 0..=i {
-            u[j * n + i] = l2[i * n + j];
+        for j in i..n {
+            u[i * n + j] = li[(n - 1 - i) * n + (n - 1 - j)];
         }
     }
     Some(u)
@@ -172,24 +187,121 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     acc.iter().sum::<f64>() + tail
 }
 
-/// Lower Cholesky factor of a symmetric positive definite matrix.
+/// Rows and columns of the diagonal blocks of [`cholesky`] and [`lower_inverse`]: the work off the
+/// diagonal blocks is matrix products (`dgemm`), which is what makes the 1536-wide factor fast.
+const FACTOR_BLOCK: usize = 96;
+
+/// Lower Cholesky factor of a symmetric positive definite matrix (right-looking, blocked: factor a
+/// diagonal block, solve the panel below it, subtract the panel's outer product from the rest).
 fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
-    let mut l = vec![0f64; n * n];
-    for i in 0..n {
-        for j in 0..=i {
-            let s = dot(&l[i * n..i * n + j], &l[j * n..j * n + j]);
-            if i == j {
-                let d = a[i * n + i] - s;
-                if d <= 0.0 || !d.is_finite() {
-                    return None;
+    let mut w = a.to_vec();
+    let nb = FACTOR_BLOCK;
+    for k0 in (0..n).step_by(nb) {
+        let k1 = (k0 + nb).min(n);
+        // Diagonal block, unblocked (its entries already hold every earlier block's update).
+        for i in k0..k1 {
+            for j in k0..=i {
+                let s = dot(&w[i * n + k0..i * n + j], &w[j * n + k0..j * n + j]);
+                if i == j {
+                    let d = w[i * n + i] - s;
+                    if d <= 0.0 || !d.is_finite() {
+                        return None;
+                    }
+                    w[i * n + i] = d.sqrt();
+                } else {
+                    w[i * n + j] = (w[i * n + j] - s) / w[j * n + j];
                 }
-                l[i * n + i] = d.sqrt();
-            } else {
-                l[i * n + j] = (a[i * n + j] - s) / l[j * n + j];
             }
         }
+        // Panel below: each row r solves x · L11ᵀ = a_r by forward substitution.
+        for r in k1..n {
+            for j in k0..k1 {
+                let s = dot(&w[r * n + k0..r * n + j], &w[j * n + k0..j * n + j]);
+                w[r * n + j] = (w[r * n + j] - s) / w[j * n + j];
+            }
+        }
+        if k1 < n {
+            // Trailing block -= P Pᵀ, P the panel ((n − k1) × (k1 − k0)); a copy so the views
+            // do not overlap.
+            let m = n - k1;
+            let width = k1 - k0;
+            let panel: Vec<f64> = (k1..n)
+                .flat_map(|r| w[r * n + k0..r * n + k1].iter().copied())
+                .collect();
+            super::linear::dgemm(
+                (m, width, m),
+                -1.0,
+                (&panel[..], width as isize, 1),
+                (&panel[..], 1, width as isize),
+                1.0,
+                (&mut w[k1 * n + k1..], n as isize, 1),
+            );
+        }
     }
-    Some(l)
+    // Only the lower triangle is the factor.
+    for i in 0..n {
+        w[i * n + i + 1..(i + 1) * n]
+            .iter_mut()
+            .for_each(|x| *x = 0.0);
+    }
+    Some(w)
+}
+
+/// The inverse of a lower triangular matrix with a positive diagonal, a block row at a time:
+/// `X_ii = L_ii⁻¹` by forward substitution, and left of it `X_i,<i = −X_ii (L_i,<i X_<i,<i)`.
+fn lower_inverse(l: &[f64], n: usize) -> Vec<f64> {
+    let mut x = vec![0f64; n * n];
+    let nb = FACTOR_BLOCK;
+    let mut row = vec![0f64; nb];
+    for i0 in (0..n).step_by(nb) {
+        let i1 = (i0 + nb).min(n);
+        let b = i1 - i0;
+        // Diagonal block: forward substitution a row at a time (rows stay contiguous).
+        for r in 0..b {
+            row[..=r].iter_mut().for_each(|v| *v = 0.0);
+            row[r] = 1.0;
+            for k in 0..r {
+                let f = l[(i0 + r) * n + i0 + k];
+                if f != 0.0 {
+                    for (v, y) in row[..=k].iter_mut().zip(&x[(i0 + k) * n + i0..]) {
+                        *v -= f * y;
+                    }
+                }
+            }
+            let d = l[(i0 + r) * n + i0 + r];
+            for (dst, v) in x[(i0 + r) * n + i0..(i0 + r) * n + i0 + r + 1]
+                .iter_mut()
+                .zip(&row[..=r])
+            {
+                *dst = v / d;
+            }
+        }
+        if i0 == 0 {
+            continue;
+        }
+        // T = L[i0..i1, 0..i0] · X[0..i0, 0..i0], then X[i0..i1, 0..i0] = −X_ii · T.
+        let mut t = vec![0f64; b * i0];
+        super::linear::dgemm(
+            (b, i0, i0),
+            1.0,
+            (&l[i0 * n..], n as isize, 1),
+            (&x[..], n as isize, 1),
+            0.0,
+            (&mut t[..], i0 as isize, 1),
+        );
+        let xii: Vec<f64> = (i0..i1)
+            .flat_map(|r| x[r * n + i0..r * n + i1].iter().copied())
+            .collect();
+        super::linear::dgemm(
+            (b, b, i0),
+            -1.0,
+            (&xii[..], b as isize, 1),
+            (&t[..], i0 as isize, 1),
+            0.0,
+            (&mut x[i0 * n..], n as isize, 1),
+        );
+    }
+    x
 }
 
 #[cfg(test)]
@@ -243,6 +355,89 @@ mod tests {
         assert!(gptq < plain * 0.7, "gptq {gptq} vs plain {plain}");
         // Same layout: the grouped writer accepts it.
         assert!(super::super::Grouped::from_i8(&q2, &s2, inp, 3, 16).is_some());
+    }
+
+    #[test]
+    fn blocked_updates_give_the_column_by_column_result() {
+        let (out, inp, n) = (24, 320, 600);
+        let mut seed = 11u64;
+        let mut rand = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        };
+        let w: Vec<f32> = (0..out * inp).map(|_| rand()).collect();
+        let xs: Vec<f32> = (0..n)
+            .flat_map(|_| {
+                let common = rand();
+                (0..inp).map(|_| common + rand() * 0.5).collect::<Vec<_>>()
+            })
+            .collect();
+        let mut h = vec![0f64; inp * inp];
+        for x in xs.chunks_exact(inp) {
+            for i in 0..inp {
+                for j in 0..inp {
+                    h[i * inp + j] += x[i] as f64 * x[j] as f64;
+                }
+            }
+        }
+        let u = inverse_cholesky_upper(&h, inp).unwrap();
+        // 320 columns: two full blocks of 128 and a short one.
+        let plain = round_blocked(&w, inp, &u, 4, 32, inp);
+        let blocked = round_blocked(&w, inp, &u, 4, 32, 128);
+        assert_eq!(plain.1, blocked.1);
+        // Same codes up to float rounding: a value sitting on a rounding boundary may flip.
+        let differ = plain
+            .0
+            .iter()
+            .zip(&blocked.0)
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(differ * 1000 <= plain.0.len(), "{differ} codes differ");
+        assert_eq!(quantize_gptq(&w, inp, &h, 4, 32), blocked);
+    }
+
+    #[test]
+    fn blocked_factor_inverts_a_matrix_wider_than_a_block() {
+        let n = 2 * FACTOR_BLOCK + 37;
+        let mut seed = 5u64;
+        let mut rand = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((seed >> 40) as f64 / (1u64 << 24) as f64) * 2.0 - 1.0
+        };
+        // H = B Bᵀ + n I: symmetric positive definite.
+        let bm: Vec<f64> = (0..n * n).map(|_| rand()).collect();
+        let mut h = vec![0f64; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                h[i * n + j] = (0..n).map(|k| bm[i * n + k] * bm[j * n + k]).sum::<f64>()
+                    + if i == j { n as f64 } else { 0.0 };
+            }
+        }
+        let u = inverse_cholesky_upper(&h, n).unwrap();
+        let mean = (0..n).map(|i| h[i * n + i]).sum::<f64>() / n as f64;
+        // (Uᵀ U) · (H + damping) = I.
+        let mut inv = vec![0f64; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                inv[i * n + j] = (0..=i.min(j)).map(|k| u[k * n + i] * u[k * n + j]).sum();
+            }
+        }
+        for i in 0..n {
+            assert!(
+                (0..i).all(|j| u[i * n + j] == 0.0),
+                "U is not upper triangular"
+            );
+            for j in 0..n {
+                let v: f64 = (0..n)
+                    .map(|k| {
+                        let a = h[i * n + k] + if i == k { 0.01 * mean } else { 0.0 };
+                        a * inv[k * n + j]
+                    })
+                    .sum();
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((v - want).abs() < 1e-8, "({i}, {j}): {v}");
+            }
+        }
     }
 
     #[test]

@@ -74,7 +74,7 @@ impl Linear {
     pub fn quantized_grouped(&self, bits: u8, group: usize, calib: Option<Calibration>) -> Linear {
         match self {
             Linear::F32 { w, b, out, inp } => {
-                let calib = calib.filter(|c| c.max.len() == *inp && c.gram.len() == inp * inp);
+                let calib = calib.filter(|c| c.max.len() == *inp);
                 let smooth = calib
                     .as_ref()
                     .filter(|c| c.alpha > 0.0)
@@ -92,7 +92,8 @@ impl Linear {
                 };
                 // At 8 bits plain rounding is already close; GPTQ would only cost build time
                 // (its largest factorization is the 1536-wide FFN contraction's).
-                let (q, scale) = match calib.filter(|c| c.gptq && bits < 8) {
+                let gptq = calib.filter(|c| c.gptq && bits < 8 && c.gram.len() == inp * inp);
+                let (q, scale) = match gptq {
                     Some(c) => {
                         // The rounded weights see the balanced inputs x / s.
                         let n = *inp;
@@ -186,7 +187,7 @@ impl Linear {
 pub struct Calibration<'a> {
     /// Largest |value| of each input column.
     pub max: &'a [f32],
-    /// `Xᵀ X` of the inputs, `inp × inp`.
+    /// `Xᵀ X` of the inputs, `inp × inp` (empty: round to nearest).
     pub gram: &'a [f32],
     /// SmoothQuant's α (0 = no balancing).
     pub alpha: f32,
@@ -235,16 +236,11 @@ pub fn sgemm(
     if m == 0 || n == 0 {
         return;
     }
-    let covers = |len: usize, rows: usize, cols: usize, rs: isize, cs: isize| {
-        rs >= 0
-            && cs >= 0
-            && (rows.saturating_sub(1) * rs as usize + cols.saturating_sub(1) * cs as usize) < len
-    };
-    assert!(
-        covers(a.0.len(), m, k.max(1), a.1, a.2)
-            && covers(b.0.len(), k.max(1), n, b.1, b.2)
-            && covers(c.0.len(), m, n, c.1, c.2),
-        "sgemm operand views out of bounds"
+    assert_views(
+        (m, k, n),
+        (a.0.len(), a.1, a.2),
+        (b.0.len(), b.1, b.2),
+        (c.0.len(), c.1, c.2),
     );
     // SAFETY: the assertion above checks that every element each view addresses lies inside its
     // slice (strides are non-negative), and C is a unique borrow.
@@ -266,6 +262,64 @@ pub fn sgemm(
             c.2,
         );
     }
+}
+
+/// [`sgemm`] in f64, for GPTQ's trailing updates (build time).
+pub(crate) fn dgemm(
+    (m, k, n): (usize, usize, usize),
+    alpha: f64,
+    a: Strided<&[f64]>,
+    b: Strided<&[f64]>,
+    beta: f64,
+    c: Strided<&mut [f64]>,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert_views(
+        (m, k, n),
+        (a.0.len(), a.1, a.2),
+        (b.0.len(), b.1, b.2),
+        (c.0.len(), c.1, c.2),
+    );
+    // SAFETY: as in `sgemm`: every addressed element lies inside its slice, C is a unique borrow.
+    unsafe {
+        matrixmultiply::dgemm(
+            m,
+            k,
+            n,
+            alpha,
+            a.0.as_ptr(),
+            a.1,
+            a.2,
+            b.0.as_ptr(),
+            b.1,
+            b.2,
+            beta,
+            c.0.as_mut_ptr(),
+            c.1,
+            c.2,
+        );
+    }
+}
+
+/// Panics unless each strided view (length, row stride, column stride) of an `(m, k, n)` product
+/// stays inside its slice (a bug in the caller, never input).
+fn assert_views(
+    (m, k, n): (usize, usize, usize),
+    a: (usize, isize, isize),
+    b: (usize, isize, isize),
+    c: (usize, isize, isize),
+) {
+    let covers = |(len, rs, cs): (usize, isize, isize), rows: usize, cols: usize| {
+        rs >= 0
+            && cs >= 0
+            && (rows.saturating_sub(1) * rs as usize + cols.saturating_sub(1) * cs as usize) < len
+    };
+    assert!(
+        covers(a, m, k.max(1)) && covers(b, k.max(1), n) && covers(c, m, n),
+        "gemm operand views out of bounds"
+    );
 }
 
 /// Quantizes each row of `w` (rows of `width`) to int8 with its own scale.

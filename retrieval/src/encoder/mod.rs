@@ -131,14 +131,15 @@ pub enum WordEmbeddings {
 
 /// How the shipped encoder is quantized (`Encoder::quantized_with`): bits and group width of the
 /// layers' weights and of the word table. The default is what `index-builder build` ships: 4-bit
-/// groups of 32 except the two output projections, kept at int8 rows because at 4 bits they cost
-/// up to 0.016 of section recall@5 on the labelled books (`out_bits: 4` saves about 1.8 MB more).
+/// groups of 32, except the FFN contraction at 5 bits and the attention output kept at int8 rows:
+/// both output projections at 4 bits cost up to 0.016 of section recall@5 on the labelled books and
+/// 0.006 of mean cosine to the f32 model, while the FFN contraction at 5 bits saves 0.8 MB for 0.0007
+/// (`tests/encoder_plans.rs` in the index builder compares plans).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantPlan {
-    /// Bits per weight of the attention query, key and value projections and the FFN expansion.
-    pub layer_bits: u8,
-    /// Bits per weight of the two output projections (attention output, FFN contraction).
-    pub out_bits: u8,
+    /// Bits per weight of each layer's matrices, in the order [query, key, value, attention output,
+    /// FFN expansion, FFN contraction] (8: int8 rows, one group a row).
+    pub bits: [u8; 6],
     /// Values per group along a layer's input dimension.
     pub layer_group: usize,
     /// Bits per value of the word table.
@@ -155,8 +156,7 @@ pub struct QuantPlan {
 impl Default for QuantPlan {
     fn default() -> Self {
         QuantPlan {
-            layer_bits: 4,
-            out_bits: 8,
+            bits: [4, 4, 4, 8, 4, 5],
             layer_group: 32,
             word_bits: 4,
             word_group: 32,
@@ -165,6 +165,53 @@ impl Default for QuantPlan {
         }
     }
 }
+
+impl QuantPlan {
+    /// Whether the layers reading input `which` (0 query/key/value, 1 attention output, 2 FFN
+    /// expansion, 3 FFN contraction; see [`InputRanges`]) are rounded with GPTQ, which needs
+    /// their inputs' `Xᵀ X`.
+    pub fn rounds_with_gptq(&self, which: usize) -> bool {
+        let bits = match which {
+            0 => self.bits[..3].iter().copied().min().unwrap_or(8),
+            1 => self.bits[3],
+            2 => self.bits[4],
+            _ => self.bits[5],
+        };
+        self.gptq && bits < 8
+    }
+}
+
+/// Rows of `Xᵀ X` computed per matrix product: each block row stops at the diagonal, so the
+/// 1536-wide product costs 10 of 16 blocks.
+const GRAM_BLOCK: usize = 384;
+
+/// `g += Xᵀ X` for `x` of `n` rows of `w`, on and below the diagonal blocks only
+/// ([`mirror_lower`] fills the rest once all texts are in).
+fn add_gram_lower(g: &mut [f32], x: &[f32], n: usize, w: usize) {
+    for i0 in (0..w).step_by(GRAM_BLOCK) {
+        let i1 = (i0 + GRAM_BLOCK).min(w);
+        sgemm(
+            (i1 - i0, n, i1),
+            1.0,
+            (&x[i0..], 1, w as isize),
+            (x, w as isize, 1),
+            1.0,
+            (&mut g[i0 * w..], w as isize, 1),
+        );
+    }
+}
+
+/// Copies the lower triangle of a symmetric `w × w` matrix onto its upper triangle.
+fn mirror_lower(g: &mut [f32], w: usize) {
+    for i in 0..w {
+        for j in i + 1..w {
+            g[i * w + j] = g[j * w + i];
+        }
+    }
+}
+
+/// Shards of the calibration texts [`Encoder::input_ranges`] measures in parallel.
+const RANGE_SHARDS: usize = 4;
 
 /// Values sharing one scale in the 4-bit word embeddings.
 pub const Q4_GROUP: usize = 64;
@@ -204,7 +251,8 @@ fn q4_value(packed: &[u8], scales: &[f32], idx: usize) -> f32 {
 pub struct InputRanges {
     /// Largest |value| of each input column.
     pub max: [Vec<f32>; 4],
-    /// `Xᵀ X` of the inputs (width × width, row-major): what GPTQ weighs rounding errors by.
+    /// `Xᵀ X` of the inputs (width × width, row-major): what GPTQ weighs rounding errors by; empty
+    /// for inputs whose layers are not rounded with GPTQ.
     pub gram: [Vec<f32>; 4],
 }
 
@@ -282,14 +330,65 @@ impl Encoder {
 
     /// The largest |value| of each input column of every layer's dense products, over the tokens
     /// of `texts`: per layer, the inputs of [query/key/value, attention output, FFN expansion, FFN
-    /// contraction]. What [`Encoder::quantized_with`] balances weights and activations by.
-    pub fn input_ranges(&self, texts: &[&str]) -> Vec<InputRanges> {
+    /// contraction]. What [`Encoder::quantized_with`] balances weights and activations by. `Xᵀ X`
+    /// is measured only for the inputs `plan` rounds with GPTQ (the FFN contraction's, 1536 wide,
+    /// costs more than the forward pass itself). The texts are cut into a fixed number of shards
+    /// measured in parallel (feature `parallel`) and summed in order, so the result does not depend
+    /// on the number of threads.
+    pub fn input_ranges(&self, texts: &[&str], plan: &QuantPlan) -> Vec<InputRanges> {
+        let shard = texts.len().div_ceil(RANGE_SHARDS).max(1);
+        let shards: Vec<&[&str]> = texts.chunks(shard).collect();
+        let measure = |texts: &&[&str]| self.input_ranges_of(texts, plan);
+        #[cfg(feature = "parallel")]
+        let parts: Vec<Vec<InputRanges>> = {
+            use rayon::prelude::*;
+            shards.par_iter().map(measure).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let parts: Vec<Vec<InputRanges>> = shards.iter().map(measure).collect();
+        let mut parts = parts.into_iter();
+        let mut total = parts
+            .next()
+            .unwrap_or_else(|| self.input_ranges_of(&[], plan));
+        for part in parts {
+            for (t, p) in total.iter_mut().zip(part) {
+                for (tm, pm) in t.max.iter_mut().zip(&p.max) {
+                    tm.iter_mut().zip(pm).for_each(|(a, b)| *a = a.max(*b));
+                }
+                for (tg, pg) in t.gram.iter_mut().zip(&p.gram) {
+                    tg.iter_mut().zip(pg).for_each(|(a, b)| *a += b);
+                }
+            }
+        }
+        for r in &mut total {
+            for (g, m) in r.gram.iter_mut().zip(&r.max) {
+                if g.len() == m.len() * m.len() {
+                    mirror_lower(g, m.len());
+                }
+            }
+        }
+        total
+    }
+
+    /// [`Encoder::input_ranges`] on one thread.
+    fn input_ranges_of(&self, texts: &[&str], plan: &QuantPlan) -> Vec<InputRanges> {
         let h = self.config.hidden;
         let widths = [h, h, h, self.config.intermediate];
+        let gram = |which: usize| {
+            let w = widths[which];
+            vec![
+                0f32;
+                if plan.rounds_with_gptq(which) {
+                    w * w
+                } else {
+                    0
+                }
+            ]
+        };
         let mut ranges = vec![
             InputRanges {
                 max: widths.map(|w| vec![0f32; w]),
-                gram: widths.map(|w| vec![0f32; w * w]),
+                gram: std::array::from_fn(gram),
             };
             self.layers.len()
         ];
@@ -393,15 +492,10 @@ impl Encoder {
                     }
                 }
                 let n = v.len() / w;
-                // gram += Xᵀ X, X being n × w row-major.
-                sgemm(
-                    (w, n, w),
-                    1.0,
-                    (v, 1, w as isize),
-                    (v, w as isize, 1),
-                    1.0,
-                    (r.gram[which].as_mut_slice(), w as isize, 1),
-                );
+                if r.gram[which].len() != w * w {
+                    return;
+                }
+                add_gram_lower(&mut r.gram[which], v, n, w);
             }
         };
         record(0, x);
@@ -442,35 +536,30 @@ impl Encoder {
         l.ff_norm.apply(x);
     }
 
-    /// The shipped form with the default [`QuantPlan`].
-    pub fn quantized(&self, keep: &[bool]) -> Encoder {
-        self.quantized_with(keep, &QuantPlan::default(), &[])
-    }
-
-    /// The shipped form: grouped low-bit layers held as int8, word embeddings kept only for
-    /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, and the position
-    /// table rounded to bf16 and cut to [`MAX_TOKENS`]. Exactly what `from_bytes(to_bytes())` gives.
-    /// With `ranges` (from [`Encoder::input_ranges`] on text like the questions to come), each
-    /// layer's input columns are balanced against its weights first (SmoothQuant), so that the
-    /// few columns with large activations do not carry most of the rounding error.
-    pub fn quantized_with(
-        &self,
-        keep: &[bool],
-        plan: &QuantPlan,
-        ranges: &[InputRanges],
-    ) -> Encoder {
+    /// The shipped word table of [`Encoder::quantized_with`]: the rows of `keep[id] == true` and of
+    /// `[UNK]`, `[CLS]`, `[SEP]`, at the plan's bits (no calibration: this part is quick, and a
+    /// build whose layers come from a cache still ships its own book's vocabulary).
+    pub fn quantized_words(&self, keep: &[bool], plan: &QuantPlan) -> WordEmbeddings {
         let h = self.config.hidden;
-        let words = match &self.words {
+        match &self.words {
             WordEmbeddings::F32(table) => {
                 let vocab = table.len() / h;
                 let mut row_of = vec![NO_ROW; vocab];
                 let mut rows = Vec::new();
+                let tokens: Vec<&str> = self.vocab_text.lines().collect();
+                let always: Vec<Option<u32>> = ["[UNK]", "[CLS]", "[SEP]"]
+                    .iter()
+                    .map(|t| self.tokenizer.id_of(t))
+                    .collect();
                 for id in 0..vocab {
-                    // [PAD], [UNK], [CLS], [SEP], [MASK] and the unused ids before them are always kept.
-                    let special = id <= 103;
-                    if (keep.get(id).copied().unwrap_or(false) || special)
-                        && rows.len() / h < NO_ROW as usize
-                    {
+                    let always = always.contains(&Some(id as u32));
+                    // The tokenizer never emits `[PAD]`, `[MASK]` or the ~1000 `[unusedN]` entries:
+                    // punctuation splits every word before WordPiece, so no piece starts with `[`.
+                    let never = tokens
+                        .get(id)
+                        .is_some_and(|t| t.len() > 1 && t.starts_with('['));
+                    let wanted = keep.get(id).copied().unwrap_or(false) && !never;
+                    if (wanted || always) && rows.len() / h < NO_ROW as usize {
                         row_of[id] = (rows.len() / h) as u16;
                         rows.extend_from_slice(&table[id * h..(id + 1) * h]);
                     }
@@ -490,15 +579,37 @@ impl Encoder {
                 }
             }
             other => other.clone(),
-        };
-        let (lb, ob, g) = (plan.layer_bits, plan.out_bits, plan.layer_group);
+        }
+    }
+
+    /// The shipped form with the default [`QuantPlan`].
+    pub fn quantized(&self, keep: &[bool]) -> Encoder {
+        self.quantized_with(keep, &QuantPlan::default(), &[])
+    }
+
+    /// The shipped form: grouped low-bit layers held as int8, word embeddings kept only for
+    /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, and the position
+    /// table rounded to bf16 and cut to [`MAX_TOKENS`]. Exactly what `from_bytes(to_bytes())` gives.
+    /// With `ranges` (from [`Encoder::input_ranges`] on text like the questions to come), each
+    /// layer's input columns are balanced against its weights first (SmoothQuant), so that the
+    /// few columns with large activations do not carry most of the rounding error.
+    pub fn quantized_with(
+        &self,
+        keep: &[bool],
+        plan: &QuantPlan,
+        ranges: &[InputRanges],
+    ) -> Encoder {
+        let h = self.config.hidden;
+        let words = self.quantized_words(keep, plan);
+        let (b, g) = (plan.bits, plan.layer_group);
         let alpha = plan.smooth_percent as f32 / 100.0;
-        let layers = self
+        // Every matrix is rounded independently: (matrix, bits, which input statistics).
+        let jobs: Vec<(&Linear, u8, Option<linear::Calibration>)> = self
             .layers
             .iter()
             .enumerate()
-            .map(|(i, l)| {
-                let r = |which: usize| {
+            .flat_map(|(i, l)| {
+                let r = move |which: usize| {
                     ranges.get(i).map(|r| linear::Calibration {
                         max: &r.max[which],
                         gram: &r.gram[which],
@@ -506,16 +617,39 @@ impl Encoder {
                         gptq: plan.gptq,
                     })
                 };
-                Layer {
-                    query: l.query.quantized_grouped(lb, g, r(0)),
-                    key: l.key.quantized_grouped(lb, g, r(0)),
-                    value: l.value.quantized_grouped(lb, g, r(0)),
-                    attn_out: l.attn_out.quantized_grouped(ob, g, r(1)),
-                    attn_norm: l.attn_norm.clone(),
-                    ff_in: l.ff_in.quantized_grouped(lb, g, r(2)),
-                    ff_out: l.ff_out.quantized_grouped(ob, g, r(3)),
-                    ff_norm: l.ff_norm.clone(),
-                }
+                [
+                    (&l.query, b[0], r(0)),
+                    (&l.key, b[1], r(0)),
+                    (&l.value, b[2], r(0)),
+                    (&l.attn_out, b[3], r(1)),
+                    (&l.ff_in, b[4], r(2)),
+                    (&l.ff_out, b[5], r(3)),
+                ]
+            })
+            .collect();
+        let quantize = |(lin, bits, calib): &(&Linear, u8, Option<linear::Calibration>)| {
+            lin.quantized_grouped(*bits, g, *calib)
+        };
+        #[cfg(feature = "parallel")]
+        let done: Vec<Linear> = {
+            use rayon::prelude::*;
+            jobs.par_iter().map(quantize).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let done: Vec<Linear> = jobs.iter().map(quantize).collect();
+        let layers = self
+            .layers
+            .iter()
+            .zip(done.chunks_exact(6))
+            .map(|(l, m)| Layer {
+                query: m[0].clone(),
+                key: m[1].clone(),
+                value: m[2].clone(),
+                attn_out: m[3].clone(),
+                attn_norm: l.attn_norm.clone(),
+                ff_in: m[4].clone(),
+                ff_out: m[5].clone(),
+                ff_norm: l.ff_norm.clone(),
             })
             .collect();
         let positions_kept = MAX_TOKENS.min(self.config.max_positions);
@@ -673,6 +807,27 @@ mod tests {
             }
         }
         assert!(enc.encode_batch(&[]).is_empty());
+    }
+
+    #[test]
+    fn gram_by_lower_blocks_is_the_full_product() {
+        let (n, w) = (5, GRAM_BLOCK * 2 + 50);
+        let x: Vec<f32> = (0..n * w)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
+            .collect();
+        let mut g = vec![0f32; w * w];
+        add_gram_lower(&mut g, &x, n, w);
+        add_gram_lower(&mut g, &x, n, w);
+        mirror_lower(&mut g, w);
+        for i in 0..w {
+            for j in 0..w {
+                let want: f32 = 2.0 * (0..n).map(|t| x[t * w + i] * x[t * w + j]).sum::<f32>();
+                assert!(
+                    (g[i * w + j] - want).abs() <= 1e-3 * want.abs().max(1.0),
+                    "({i}, {j})"
+                );
+            }
+        }
     }
 
     #[test]
