@@ -3,7 +3,7 @@
 //! a one-page edit rarely touches the calibration texts (each chunk's first 120 characters).
 //!
 //! The key covers everything the layers are computed from (the exact model's parameters other than
-//! the word table, the plan, the file format version and the calibration texts), so a hit gives
+//! the word table, the plan, the file format version, the builder's version and the calibration texts), so a hit gives
 //! byte for byte the encoder a fresh build would. The word table is always rebuilt (quick, and it
 //! follows the book's vocabulary).
 
@@ -22,7 +22,14 @@ pub fn path_for(embedding_cache: &Path) -> PathBuf {
 /// What the quantized layers depend on, hashed.
 pub fn key(exact: &Encoder, plan: &QuantPlan, texts: &[&str]) -> String {
     let mut h = Sha256::new();
-    h.update(format!("encoder v{ENCODER_VERSION} {plan:?}\0").as_bytes());
+    // The builder's version too: a new release may round differently with the same plan.
+    h.update(
+        format!(
+            "builder {} encoder v{ENCODER_VERSION} {plan:?}\0",
+            env!("CARGO_PKG_VERSION")
+        )
+        .as_bytes(),
+    );
     let mut floats = |v: &[f32]| {
         for x in v {
             h.update(x.to_le_bytes());
