@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the browser side into static/widget/: the Leptos widget and the question encoder, two wasm
-# modules made by one function (cargo wasm-release profile -> wasm-bindgen --target web -> npm
+# Builds the browser side into static/widget/: the Leptos widget, the question encoder and the
+# Markdown parser, three wasm modules made by one function (cargo wasm-release profile -> wasm-bindgen --target web -> npm
 # binaryen's wasm-opt -> content-hashed names), plus widget-loader/loader.js.
 # One content-hash convention for every file: <name>-<first 16 hex of sha256(js + wasm)>.js and
 # <name>-<same hash>_bg.wasm (the plugin hashes loader.js itself when it copies it).
@@ -47,6 +47,7 @@ wasm_module() {
 
 wasm_module book-chat book_chat book-chat -Oz
 wasm_module encoder-wasm encoder_wasm book-chat-encoder -O3 --enable-simd
+wasm_module markdown-wasm markdown_wasm book-chat-markdown -Oz
 cp widget-loader/loader.js "$staged/loader.js"
 
 # Replace the folder only once everything is built: never a half-written widget folder.
