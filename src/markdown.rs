@@ -45,10 +45,7 @@ fn plain(markdown: &str) -> Vec<Node> {
         .split("\n\n")
         .map(str::trim)
         .filter(|b| !b.is_empty())
-        .map(|b| Node::Element {
-            kind: Kind::Paragraph,
-            children: vec![Node::Text(b.to_string())],
-        })
+        .map(|b| Node::Element(Kind::Paragraph, vec![Node::Text(b.to_string())]))
         .collect()
 }
 
@@ -63,13 +60,13 @@ fn cite(nodes: Vec<Node>, n_sources: usize) -> Vec<Node> {
                     Piece::Cite(v) => Node::Cite(v),
                 },
             )),
-            Node::Element { kind, children } => {
-                let children = if matches!(kind, Kind::Link { .. }) {
+            Node::Element(kind, children) => {
+                let children = if matches!(kind, Kind::Link(_)) {
                     children
                 } else {
                     cite(children, n_sources)
                 };
-                out.push(Node::Element { kind, children });
+                out.push(Node::Element(kind, children));
             }
             other => out.push(other),
         }
@@ -135,11 +132,7 @@ mod tests {
     fn citations_become_nodes_and_bad_ones_vanish() {
         with_parser();
         let tree = render("Nodes are processes [1][2]. Topics too [7].", 2);
-        let Node::Element {
-            kind: Kind::Paragraph,
-            children,
-        } = &tree[0]
-        else {
+        let Node::Element(Kind::Paragraph, children) = &tree[0] else {
             panic!("{tree:?}")
         };
         assert_eq!(
@@ -157,10 +150,10 @@ mod tests {
         with_parser();
         let tree = render("`a[1]`\n\n```rust\nlet x = v[1];\n```", 3);
         assert_eq!(plain_text(&tree), "a[1]\nlet x = v[1];\n");
-        assert!(matches!(&tree[1], Node::CodeBlock { lang: Some(l), .. } if l == "rust"));
+        assert!(matches!(&tree[1], Node::CodeBlock(Some(l), _) if l == "rust"));
         let tree = render("[see [1]](/docs/a) and [2]", 3);
         assert_eq!(plain_text(&tree), "see [1] and [2]\n");
-        let Node::Element { children, .. } = &tree[0] else {
+        let Node::Element(_, children) = &tree[0] else {
             panic!("{tree:?}")
         };
         assert_eq!(children.last(), Some(&Node::Cite(vec![2])));
@@ -176,7 +169,7 @@ mod tests {
             "**Excerpts** here [1].\n> “A quote.” [2]\n"
         );
         assert_eq!(tree.len(), 2);
-        let Node::Element { children, .. } = &tree[1] else {
+        let Node::Element(_, children) = &tree[1] else {
             panic!("{tree:?}")
         };
         assert_eq!(children[1], Node::Cite(vec![2]));

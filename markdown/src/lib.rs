@@ -16,6 +16,8 @@ pub use parse::parse;
 
 /// One node of rendered Markdown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Tuple variants, not struct variants: their serde code is about half the size, and the widget
+// links the deserializer.
 pub enum Node {
     /// Plain text; the widget splits it around citation markers (never inside a link).
     Text(String),
@@ -29,20 +31,12 @@ pub enum Node {
     HardBreak,
     /// A thematic break (`---`).
     Rule,
-    /// A fenced or indented code block (gets a copy button).
-    CodeBlock {
-        /// The first word of the fence's info string (e.g. `rust`); `None` for indented blocks or a bare fence.
-        lang: Option<String>,
-        /// The block's text verbatim, never parsed for citations or Markdown.
-        code: String,
-    },
-    /// A container element from the fixed set in [`Kind`], with its parsed children.
-    Element {
-        /// Which element to create.
-        kind: Kind,
-        /// The nodes inside it, in document order.
-        children: Vec<Node>,
-    },
+    /// A fenced or indented code block (gets a copy button): the first word of the fence's info
+    /// string (e.g. `rust`; `None` for indented blocks or a bare fence), and the block's text
+    /// verbatim, never parsed for citations or Markdown.
+    CodeBlock(Option<String>, String),
+    /// A container element from the fixed set in [`Kind`], with its children in document order.
+    Element(Kind, Vec<Node>),
 }
 
 /// The elements the renderer may create.
@@ -54,11 +48,8 @@ pub enum Kind {
     Heading(u8),
     /// A block quote.
     BlockQuote,
-    /// A list: ordered when `start` is set, bulleted otherwise.
-    List {
-        /// The number of the first item of an ordered list; `None` for a bulleted list.
-        start: Option<u64>,
-    },
+    /// A list: ordered when it has the number of its first item, bulleted otherwise.
+    List(Option<u64>),
     /// One list item.
     Item,
     /// Emphasis (`*x*`).
@@ -67,11 +58,8 @@ pub enum Kind {
     Strong,
     /// Strikethrough (`~~x~~`).
     Strikethrough,
-    /// A safe link; unsafe ones are rendered as their text only.
-    Link {
-        /// The URL as returned by [`safe_href`].
-        href: String,
-    },
+    /// A safe link (the URL as returned by [`safe_href`]); unsafe ones are rendered as their text only.
+    Link(String),
     /// A GFM table.
     Table,
     /// A table row; the header row is a row too.
@@ -122,7 +110,7 @@ pub fn plain_text(nodes: &[Node]) -> String {
     for n in nodes {
         match n {
             Node::Text(t) | Node::Code(t) => s.push_str(t),
-            Node::CodeBlock { code, .. } => s.push_str(code),
+            Node::CodeBlock(_, code) => s.push_str(code),
             Node::Cite(v) => {
                 s.push('[');
                 s.push_str(
@@ -135,14 +123,11 @@ pub fn plain_text(nodes: &[Node]) -> String {
             }
             Node::SoftBreak | Node::HardBreak => s.push(' '),
             Node::Rule => {}
-            Node::Element { children, .. } => {
+            Node::Element(_, children) => {
                 s.push_str(&plain_text(children));
                 if matches!(
                     n,
-                    Node::Element {
-                        kind: Kind::Paragraph | Kind::Heading(_) | Kind::Item,
-                        ..
-                    }
+                    Node::Element(Kind::Paragraph | Kind::Heading(_) | Kind::Item, _)
                 ) {
                     s.push('\n');
                 }
@@ -191,14 +176,14 @@ mod tests {
 
     #[test]
     fn plain_text_of_a_tree() {
-        let tree = vec![Node::Element {
-            kind: Kind::Paragraph,
-            children: vec![
+        let tree = vec![Node::Element(
+            Kind::Paragraph,
+            vec![
                 Node::Text("a ".into()),
                 Node::Cite(vec![1, 2]),
                 Node::SoftBreak,
             ],
-        }];
+        )];
         assert_eq!(plain_text(&tree), "a [1, 2] \n");
     }
 }

@@ -39,7 +39,7 @@ pub fn parse(markdown: &str) -> Vec<Node> {
                 Event::End(TagEnd::CodeBlock) => {
                     let (lang, code) = code_block.take().unwrap_or_default();
                     if let Some(top) = stack.last_mut() {
-                        top.1.push(Node::CodeBlock { lang, code });
+                        top.1.push(Node::CodeBlock(lang, code));
                     }
                 }
                 _ => {}
@@ -72,14 +72,12 @@ pub fn parse(markdown: &str) -> Vec<Node> {
                             Tag::Paragraph => Some(Kind::Paragraph),
                             Tag::Heading { level, .. } => Some(Kind::Heading(heading_level(level))),
                             Tag::BlockQuote(_) => Some(Kind::BlockQuote),
-                            Tag::List(start) => Some(Kind::List { start }),
+                            Tag::List(start) => Some(Kind::List(start)),
                             Tag::Item => Some(Kind::Item),
                             Tag::Emphasis => Some(Kind::Emphasis),
                             Tag::Strong => Some(Kind::Strong),
                             Tag::Strikethrough => Some(Kind::Strikethrough),
-                            Tag::Link { dest_url, .. } => {
-                                safe_href(&dest_url).map(|href| Kind::Link { href })
-                            }
+                            Tag::Link { dest_url, .. } => safe_href(&dest_url).map(Kind::Link),
                             Tag::Table(_) => Some(Kind::Table),
                             Tag::TableHead | Tag::TableRow => Some(Kind::TableRow),
                             Tag::TableCell => Some(Kind::TableCell),
@@ -96,7 +94,7 @@ pub fn parse(markdown: &str) -> Vec<Node> {
     }
     // A streamed answer may stop mid-block: close whatever is open.
     if let Some((lang, code)) = code_block.take() {
-        push(&mut stack, Node::CodeBlock { lang, code });
+        push(&mut stack, Node::CodeBlock(lang, code));
     }
     flush(&mut text, &mut stack);
     while stack.len() > 1 {
@@ -109,7 +107,7 @@ pub fn parse(markdown: &str) -> Vec<Node> {
 fn close_top(stack: &mut Vec<Frame>) {
     if let Some((kind, children)) = stack.pop() {
         match kind {
-            Some(kind) => push(stack, Node::Element { kind, children }),
+            Some(kind) => push(stack, Node::Element(kind, children)),
             None => {
                 if let Some(top) = stack.last_mut() {
                     top.1.extend(children);
@@ -135,8 +133,8 @@ mod tests {
 
     fn links(nodes: &[Node], out: &mut Vec<String>) {
         for n in nodes {
-            if let Node::Element { kind, children } = n {
-                if let Kind::Link { href } = kind {
+            if let Node::Element(kind, children) = n {
+                if let Kind::Link(href) = kind {
                     out.push(href.clone());
                 }
                 links(children, out);
@@ -170,12 +168,12 @@ mod tests {
         let tree = parse("Nodes are processes [1][2]. Topics too [7].");
         assert_eq!(
             tree,
-            vec![Node::Element {
-                kind: Kind::Paragraph,
-                children: vec![Node::Text(
+            vec![Node::Element(
+                Kind::Paragraph,
+                vec![Node::Text(
                     "Nodes are processes [1][2]. Topics too [7].".into()
                 )],
-            }]
+            )]
         );
     }
 
@@ -188,33 +186,12 @@ mod tests {
     #[test]
     fn lists_headings_tables_code() {
         let tree = parse("## Title\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```rust x\nlet a = v[1];\n```");
-        assert!(matches!(
-            &tree[0],
-            Node::Element {
-                kind: Kind::Heading(2),
-                ..
-            }
-        ));
-        assert!(matches!(
-            &tree[1],
-            Node::Element {
-                kind: Kind::List { start: Some(1) },
-                ..
-            }
-        ));
-        assert!(matches!(
-            &tree[2],
-            Node::Element {
-                kind: Kind::Table,
-                ..
-            }
-        ));
+        assert!(matches!(&tree[0], Node::Element(Kind::Heading(2), _)));
+        assert!(matches!(&tree[1], Node::Element(Kind::List(Some(1)), _)));
+        assert!(matches!(&tree[2], Node::Element(Kind::Table, _)));
         assert_eq!(
             tree[3],
-            Node::CodeBlock {
-                lang: Some("rust".into()),
-                code: "let a = v[1];\n".into()
-            }
+            Node::CodeBlock(Some("rust".into()), "let a = v[1];\n".into())
         );
     }
 }
