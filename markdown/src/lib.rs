@@ -7,17 +7,14 @@
 //! pulldown-cmark (about 67 kB gzipped with its entity table) out of the module every reader downloads.
 #![warn(missing_docs)]
 
-use serde::{Deserialize, Serialize};
-
 #[cfg(feature = "parse")]
 mod parse;
 #[cfg(feature = "parse")]
 pub use parse::parse;
+pub mod wire;
 
 /// One node of rendered Markdown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-// Tuple variants, not struct variants: their serde code is about half the size, and the widget
-// links the deserializer.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
     /// Plain text; the widget splits it around citation markers (never inside a link).
     Text(String),
@@ -40,7 +37,7 @@ pub enum Node {
 }
 
 /// The elements the renderer may create.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
     /// A paragraph.
     Paragraph,

@@ -303,8 +303,14 @@ pub async fn load_markdown(module_url: &str) -> Result<crate::markdown::Parser, 
         .and_then(|f| f.dyn_into().ok())
         .ok_or("the Markdown module has no parse function")?;
     Ok(Rc::new(move |md: &str| {
-        let tree = parse.call1(&JsValue::NULL, &JsValue::from_str(md)).ok()?;
-        serde_wasm_bindgen::from_value(tree).ok()
+        // `[ops: Uint32Array, texts: string[]]`, see `book_markdown::wire`.
+        let out = js_sys::Array::from(&parse.call1(&JsValue::NULL, &JsValue::from_str(md)).ok()?);
+        let ops = out.get(0).dyn_into::<js_sys::Uint32Array>().ok()?.to_vec();
+        let texts = js_sys::Array::from(&out.get(1))
+            .iter()
+            .map(|t| t.as_string())
+            .collect::<Option<Vec<String>>>()?;
+        book_markdown::wire::decode(&book_markdown::wire::Wire { ops, texts })
     }))
 }
 
