@@ -122,6 +122,7 @@ module.exports = function bookChatPlugin(context, options) {
         indexUrl: urlOf(lastVersion),
         wasmUrl: `${widgetUrlBase}/${widget.js}`,
         encoderUrl: widget.encoderJs ? `${widgetUrlBase}/${widget.encoderJs}` : null,
+        markdownUrl: widget.markdownJs ? `${widgetUrlBase}/${widget.markdownJs}` : null,
         loaderUrl: `${widgetUrlBase}/${widget.loaderOut}`,
         prefixes: chatPrefixes({baseUrl, routes: options.routes, versionPaths: docs.versionPaths}),
         optOut: docs.optOut,

@@ -77,7 +77,7 @@ function scriptJson(value) {
  * version), `locale`, `direction` and `strings` only when they say something.
  */
 function widgetConfig(c) {
-  const w = {proxyUrl: c.proxyUrl, indexUrl: c.indexUrl, wasmUrl: c.wasmUrl, encoderUrl: c.encoderUrl};
+  const w = {proxyUrl: c.proxyUrl, indexUrl: c.indexUrl, wasmUrl: c.wasmUrl, encoderUrl: c.encoderUrl, markdownUrl: c.markdownUrl};
   if (c.indexes && c.indexes.length) w.indexes = c.indexes;
   if (c.locale) w.locale = c.locale;
   if (c.direction) w.direction = c.direction;

@@ -43,16 +43,24 @@ function findWidget(dir) {
   const encoderJs = encoders[0] || null;
   const encoderWasm = encoderJs && encoderJs.replace(/\.js$/, '_bg.wasm');
   if (encoderWasm && !names.includes(encoderWasm)) throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] ${path.join(dir, encoderWasm)} is missing. Fix: ${FIX}`);
-  return {dir, js: js[0], wasm, loader: 'loader.js', loaderOut: `loader.${hash}.js`, encoderJs, encoderWasm};
+  // The Markdown module is optional too: without it answers and snippets are shown as plain text.
+  const markdowns = names.filter((n) => /^book-chat-markdown-[0-9a-f]+\.js$/.test(n));
+  if (markdowns.length > 1) {
+    throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] expected at most one book-chat-markdown-<hash>.js in ${dir}, found ${markdowns.join(', ')}. Fix: ${FIX}`);
+  }
+  const markdownJs = markdowns[0] || null;
+  const markdownWasm = markdownJs && markdownJs.replace(/\.js$/, '_bg.wasm');
+  if (markdownWasm && !names.includes(markdownWasm)) throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] ${path.join(dir, markdownWasm)} is missing. Fix: ${FIX}`);
+  return {dir, js: js[0], wasm, loader: 'loader.js', loaderOut: `loader.${hash}.js`, encoderJs, encoderWasm, markdownJs, markdownWasm};
 }
 
-/** Copies the widget's files (and the encoder module's, when built) into `outDir` (created if needed). */
+/** Copies the widget's files (and the encoder and Markdown modules', when built) into `outDir` (created if needed). */
 function copyWidget(widget, outDir) {
   fs.mkdirSync(outDir, {recursive: true});
   fs.copyFileSync(path.join(widget.dir, widget.js), path.join(outDir, widget.js));
   fs.copyFileSync(path.join(widget.dir, widget.wasm), path.join(outDir, widget.wasm));
   fs.copyFileSync(path.join(widget.dir, widget.loader), path.join(outDir, widget.loaderOut));
-  for (const f of [widget.encoderJs, widget.encoderWasm]) {
+  for (const f of [widget.encoderJs, widget.encoderWasm, widget.markdownJs, widget.markdownWasm]) {
     if (f) fs.copyFileSync(path.join(widget.dir, f), path.join(outDir, f));
   }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the browser side into static/widget/: the Leptos widget and the question encoder, two wasm
-# modules made by one function (cargo wasm-release profile -> wasm-bindgen --target web -> npm
+# Builds the browser side into static/widget/: the Leptos widget, the question encoder and the
+# Markdown parser, three wasm modules made by one function (cargo wasm-release profile -> wasm-bindgen --target web -> npm
 # binaryen's wasm-opt -> content-hashed names), plus widget-loader/loader.js.
 # One content-hash convention for every file: <name>-<first 16 hex of sha256(js + wasm)>.js and
 # <name>-<same hash>_bg.wasm (the plugin hashes loader.js itself when it copies it).
@@ -45,8 +45,17 @@ wasm_module() {
     "$(stat -c %s "$staged/$name-${hash}_bg.wasm")" "$(gzip -9c "$staged/$name-${hash}_bg.wasm" | wc -c)"
 }
 
-wasm_module book-chat book_chat book-chat -Oz
+# The widget has a 300 KB gzipped budget; its wasm-opt flags, each measured (issue 15):
+#   -ocimfs=20: functions with one caller are inlined only when small (default: all). Inlining big
+#     ones into the async state machines gives huge functions whose code gzips worse: -26 kB gzipped.
+#   --low-memory-unused: Rust lays the stack out first ([0, 1 MiB), data after it), so only a stack
+#     1023 KiB deep would touch the low 1 KiB the flag assumes unused; with --converge: -4.5 kB.
+#   --strip-producers --strip-target-features: tool metadata browsers ignore: -0.2 kB.
+# index.html gives Trunk the same flags (data-wasm-opt-params): both builds give the same file.
+WIDGET_WASM_OPT=(-Oz --low-memory-unused --strip-producers --strip-target-features -ocimfs=20 --converge)
+wasm_module book-chat book_chat book-chat "${WIDGET_WASM_OPT[@]}"
 wasm_module encoder-wasm encoder_wasm book-chat-encoder -O3 --enable-simd
+wasm_module markdown-wasm markdown_wasm book-chat-markdown -Oz
 cp widget-loader/loader.js "$staged/loader.js"
 
 # Replace the folder only once everything is built: never a half-written widget folder.

@@ -96,6 +96,8 @@ impl W {
 }
 
 async fn setup(proxy: bool, clear: bool) -> W {
+    // The parser the Markdown module runs, linked directly (a test page has no module to import).
+    book_chat::markdown::install(Rc::new(|md: &str| Some(book_markdown::parse(md))));
     ui::unmount();
     if clear {
         web_sys::window()
@@ -239,6 +241,23 @@ async fn model_markup_stays_inert() {
     let pwn = js_sys::Reflect::get(&web_sys::window().unwrap(), &"__bc_pwn".into()).unwrap();
     assert!(pwn.is_undefined());
     assert!(w.text(".bc-a").contains("click"));
+}
+
+#[wasm_bindgen_test]
+async fn without_the_markdown_module_answers_are_plain_text_with_citations() {
+    let w = setup(true, true).await;
+    // A parser that fails is what a page sees before the module arrives or when it did not load.
+    book_chat::markdown::install(Rc::new(|_: &str| None));
+    w.t.push(Script::answer(&[
+        "A node is **a process** [1].\n\n```sh\nros2 run\n```",
+    ]));
+    w.open().await;
+    w.ask("What is a ROS node?").await;
+    let answer = w.text(".bc-a");
+    assert!(answer.contains("A node is **a process**"), "{answer}");
+    assert!(answer.contains("```sh"), "{answer}");
+    assert!(w.all(".bc-a strong, .bc-a pre").is_empty());
+    assert_eq!(w.all(".bc-a a.bc-cite").len(), 1);
 }
 
 #[wasm_bindgen_test]

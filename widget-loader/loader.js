@@ -23,7 +23,7 @@
   var script = document.currentScript;
   var data = (script && script.dataset) || {};
   var cfg = Object.assign({}, window.BOOK_CHAT_CONFIG || {});
-  ["proxyUrl", "indexUrl", "wasmUrl", "wasmBinaryUrl", "encoderUrl"].forEach(function (k) {
+  ["proxyUrl", "indexUrl", "wasmUrl", "wasmBinaryUrl", "encoderUrl", "markdownUrl"].forEach(function (k) {
     if (cfg[k] === undefined && data[k] !== undefined) cfg[k] = data[k];
   });
   if (!cfg.proxyUrl) cfg.proxyUrl = null;
@@ -97,6 +97,7 @@
         var widgetCfg = Object.assign({}, cfg, {
           indexUrl: cfg.indexUrl || "",
           encoderUrl: cfg.encoderUrl ? new URL(cfg.encoderUrl, location.href).href : null,
+          markdownUrl: cfg.markdownUrl ? new URL(cfg.markdownUrl, location.href).href : null,
         });
         mod.mount_widget(widgetCfg, !!open);
         if (bubble) bubble.remove();

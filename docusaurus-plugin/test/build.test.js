@@ -88,6 +88,8 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
     wasmUrl: '/book/widget/book-chat-0123abcd.js',
     // The fixture's widget folder has no question-encoder module: BM25-only answers.
     encoderUrl: null,
+    // Nor the Markdown module: answers are shown as plain text.
+    markdownUrl: null,
     locale: 'en',
     direction: 'ltr',
   });

@@ -26,6 +26,10 @@ pub struct Config {
     /// URL of the `encoder-wasm` module's JS (its wasm beside it as `…_bg.wasm`); `None` = BM25 only.
     #[serde(default)]
     pub encoder_url: Option<String>,
+    /// URL of the `markdown-wasm` module's JS (its wasm beside it as `…_bg.wasm`), imported when the
+    /// panel opens; `None` = answers and snippets are shown as plain text.
+    #[serde(default)]
+    pub markdown_url: Option<String>,
     /// Per-prefix indexes; the longest prefix matching the page path wins, else `index_url`.
     #[serde(default)]
     pub indexes: Vec<IndexRoute>,

@@ -168,6 +168,7 @@ pub fn ExchangeView(
         })
     });
     let question = move || {
+        ui.md_rev.track();
         asked.get().map(|(q, sel)| {
             let quote = sel.map(|s| view! { <Quote text=s /> });
             view! {
@@ -177,6 +178,7 @@ pub fn ExchangeView(
         })
     };
     let answer = move || {
+        ui.md_rev.track();
         ex.with(|e| {
             e.as_ref().map(|e| {
                 let n = if e.mode == Mode::Refusal {

@@ -41,6 +41,7 @@ pub fn open_panel(ui: Ui) {
     web::storage_set(OPEN_KEY, "1");
     focus_input(ui);
     super::scroll::to_end_soon(ui);
+    ui.load_markdown();
     ui.conv().prefetch();
 }
 

@@ -45,7 +45,7 @@ fn node(n: Node, sources: &[SourceRef]) -> AnyView {
         Node::SoftBreak => " ".into_any(),
         Node::HardBreak => element("br", Vec::new()),
         Node::Rule => element("hr", Vec::new()),
-        Node::CodeBlock { lang, code } => {
+        Node::CodeBlock(lang, code) => {
             let copy = code.clone();
             let copied = RwSignal::new(false);
             view! {
@@ -70,22 +70,20 @@ fn node(n: Node, sources: &[SourceRef]) -> AnyView {
             }
             .into_any()
         }
-        Node::Element { kind, children } => {
+        Node::Element(kind, children) => {
             let c = render(children, sources);
             match kind {
                 Kind::Paragraph => element("p", c),
                 Kind::Heading(l) if l <= 2 => element("h3", c),
                 Kind::Heading(_) => element("h4", c),
                 Kind::BlockQuote => element("blockquote", c),
-                Kind::List { start: None } => element("ul", c),
-                Kind::List { start: Some(s) } => {
-                    view! { <ol start=s.to_string()>{c}</ol> }.into_any()
-                }
+                Kind::List(None) => element("ul", c),
+                Kind::List(Some(s)) => view! { <ol start=s.to_string()>{c}</ol> }.into_any(),
                 Kind::Item => element("li", c),
                 Kind::Emphasis => element("em", c),
                 Kind::Strong => element("strong", c),
                 Kind::Strikethrough => element("del", c),
-                Kind::Link { href } => {
+                Kind::Link(href) => {
                     let external = href.starts_with("http://") || href.starts_with("https://");
                     view! {
                         <a

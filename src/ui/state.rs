@@ -25,6 +25,10 @@ pub struct Ui {
     pub ex_rev: RwSignal<u64>,
     /// Bumped when busy / index / notice / preferences change.
     pub state_rev: RwSignal<u64>,
+    /// Bumped when the Markdown parser arrives: text shown plain until then is drawn again, formatted.
+    pub md_rev: RwSignal<u64>,
+    /// The Markdown module's URL, taken (`None`) once its import has started.
+    markdown_url: StoredValue<Option<String>>,
     /// Whether the chat panel is open (the bubble shows when it is closed).
     pub open: RwSignal<bool>,
     /// The composer's text, bound to the textarea.
@@ -105,6 +109,7 @@ impl Ui {
     pub fn new(env: crate::controller::Env) -> Self {
         let (list_rev, ex_rev, state_rev) = (RwSignal::new(0), RwSignal::new(0), RwSignal::new(0));
         let strings = Strings::new(&env.config.strings);
+        let markdown_url = env.config.markdown_url.clone();
         let host = Rc::new(WebHost {
             encoder_url: env.config.encoder_url.clone(),
             list_rev,
@@ -119,6 +124,8 @@ impl Ui {
             list_rev,
             ex_rev,
             state_rev,
+            md_rev: RwSignal::new(0),
+            markdown_url: StoredValue::new(markdown_url),
             open: RwSignal::new(false),
             input: RwSignal::new(String::new()),
             input_error: RwSignal::new(None),
@@ -137,6 +144,30 @@ impl Ui {
     /// The conversation controller.
     pub fn conv(&self) -> Rc<Conversation> {
         self.conv.with_value(Rc::clone)
+    }
+
+    /// Imports the Markdown module once (on the first panel open); answers drawn before it arrives
+    /// are drawn again when it does. If it fails, text stays plain and operators see why.
+    pub fn load_markdown(&self) {
+        let Some(url) = self.markdown_url.try_update_value(Option::take).flatten() else {
+            return;
+        };
+        let md_rev = self.md_rev;
+        leptos::task::spawn_local(async move {
+            match super::web::load_markdown(&url).await {
+                Ok(parser) => {
+                    crate::markdown::install(parser);
+                    super::web::set_host_attribute("data-markdown", "ready");
+                    md_rev.update(|v| *v = v.wrapping_add(1));
+                }
+                Err(e) => {
+                    super::web::set_host_attribute("data-markdown", "failed");
+                    super::web::warn(&format!(
+                        "book-chat: the Markdown module did not load ({e}); answers are shown as plain text"
+                    ));
+                }
+            }
+        });
     }
 
     /// The widget's word for `key` (see `crate::i18n`).

@@ -245,12 +245,10 @@ async fn cache_put(url: &str, bytes: &[u8]) {
     }
 }
 
-/// Imports the `encoder-wasm` module from `module_url` (its wasm is `…_bg.wasm` beside it, kept in
-/// Cache Storage like the other hashed files) and starts it on `weights`. Returns the encode function.
-pub async fn load_encoder(
-    module_url: &str,
-    weights: &[u8],
-) -> Result<crate::retrieval::QuestionEncoder, String> {
+/// Imports a wasm-bindgen module (`--target web`) from `module_url` and starts it: its wasm is
+/// `…_bg.wasm` beside it, kept in Cache Storage like the other hashed files. Returns the module's
+/// exports. The encoder and the Markdown parser are loaded this way.
+async fn import_module(module_url: &str) -> Result<JsValue, String> {
     let import = js_sys::Function::new_with_args("u", "return import(u)");
     let module = JsFuture::from(js_sys::Promise::from(
         import
@@ -262,11 +260,11 @@ pub async fn load_encoder(
     let wasm_url = module_url
         .strip_suffix(".js")
         .map(|s| format!("{s}_bg.wasm"))
-        .ok_or("the encoder URL must end in .js")?;
+        .ok_or("the module URL must end in .js")?;
     let init: js_sys::Function = Reflect::get(&module, &"default".into())
         .ok()
         .and_then(|f| f.dyn_into().ok())
-        .ok_or("the encoder module has no init function")?;
+        .ok_or("the module has no init function")?;
     let wasm_bytes = match cache_match(&wasm_url).await {
         Some(b) => b,
         None => {
@@ -293,6 +291,36 @@ pub async fn load_encoder(
     ))
     .await
     .map_err(|e| js_err(&e))?;
+    Ok(module)
+}
+
+/// Imports the `markdown-wasm` module from `module_url`; returns its parser for
+/// [`crate::markdown::install`].
+pub async fn load_markdown(module_url: &str) -> Result<crate::markdown::Parser, String> {
+    let module = import_module(module_url).await?;
+    let parse: js_sys::Function = Reflect::get(&module, &"parse".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or("the Markdown module has no parse function")?;
+    Ok(Rc::new(move |md: &str| {
+        // `[ops: Uint32Array, texts: string[]]`, see `book_markdown::wire`.
+        let out = js_sys::Array::from(&parse.call1(&JsValue::NULL, &JsValue::from_str(md)).ok()?);
+        let ops = out.get(0).dyn_into::<js_sys::Uint32Array>().ok()?.to_vec();
+        let texts = js_sys::Array::from(&out.get(1))
+            .iter()
+            .map(|t| t.as_string())
+            .collect::<Option<Vec<String>>>()?;
+        book_markdown::wire::decode(&book_markdown::wire::Wire { ops, texts })
+    }))
+}
+
+/// Imports the `encoder-wasm` module from `module_url` and starts it on `weights`. Returns the
+/// encode function.
+pub async fn load_encoder(
+    module_url: &str,
+    weights: &[u8],
+) -> Result<crate::retrieval::QuestionEncoder, String> {
+    let module = import_module(module_url).await?;
     let ctor: js_sys::Function = Reflect::get(&module, &"QuestionEncoder".into())
         .ok()
         .and_then(|f| f.dyn_into().ok())
