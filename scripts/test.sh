@@ -47,17 +47,18 @@ suite() {
   fi
 }
 
-wasm_clippy=(-p book-chat -p encoder-wasm -p book-prompt -p book-answer)
+wasm_clippy=(-p book-chat -p encoder-wasm -p markdown-wasm -p book-markdown -p book-prompt -p book-answer)
 
 suite "rustfmt" cargo fmt --all --check
 suite "clippy (native, missing docs denied)" cargo clippy --workspace --all-targets --release -- -D warnings
-suite "clippy (widget, encoder, prompt and answer cores, wasm32)" cargo clippy "${wasm_clippy[@]}" --target wasm32-unknown-unknown --all-targets -- -D warnings
+suite "clippy (widget, encoder, Markdown, prompt and answer cores, wasm32)" cargo clippy "${wasm_clippy[@]}" --target wasm32-unknown-unknown --all-targets -- -D warnings
 suite "clippy (retrieval core's browser JSON path, wasm32)" cargo clippy -p book-retrieval --features browser-json --target wasm32-unknown-unknown --lib -- -D warnings
 # With PostgreSQL from Debian's packages (a throwaway cluster on 127.0.0.1) for the proxy's feedback store;
 # --include-ignored runs the tests that need the real books, the model or PostgreSQL.
 suite "retrieval, answer and prompt cores, index builder (quality bar on five books), proxy" \
   bash scripts/with-postgres.sh cargo test --release -p book-retrieval -p book-answer -p book-prompt -p index-builder -p proxy -- --include-ignored
 suite "fuzz corpus and crash regressions, replayed on stable" bash -c "cd fuzz && cargo test --release -- --include-ignored"
+suite "Markdown tree and its wire format (with the parser)" cargo test --release -p book-markdown --features parse -- --include-ignored
 suite "widget logic (native)" cargo test --release -p book-chat --no-default-features --lib -- --include-ignored
 suite "widget in headless Chromium" cargo test -p book-chat --target wasm32-unknown-unknown --test widget_browser
 suite "Docusaurus plugin (options, routes, locales, versions, anchor check, fixture builds)" npm run --silent test:plugin
