@@ -94,7 +94,7 @@ fn round_blocked(
             // work[:, b1..] -= errs (out × width) · u[b0..b1, b1..] (width × (inp − b1)).
             let rest = inp - b1;
             let ublock = &u[b0 * inp + b1..];
-            super::linear::dgemm(
+            super::linear::gemm(
                 (out, width, rest),
                 -1.0,
                 (&errs[..], block as isize, 1),
@@ -188,7 +188,7 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// Rows and columns of the diagonal blocks of [`cholesky`] and [`lower_inverse`]: the work off the
-/// diagonal blocks is matrix products (`dgemm`), which is what makes the 1536-wide factor fast.
+/// diagonal blocks is matrix products (`gemm`), which is what makes the 1536-wide factor fast.
 const FACTOR_BLOCK: usize = 96;
 
 /// Lower Cholesky factor of a symmetric positive definite matrix (right-looking, blocked: factor a
@@ -228,7 +228,7 @@ fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
             let panel: Vec<f64> = (k1..n)
                 .flat_map(|r| w[r * n + k0..r * n + k1].iter().copied())
                 .collect();
-            super::linear::dgemm(
+            super::linear::gemm(
                 (m, width, m),
                 -1.0,
                 (&panel[..], width as isize, 1),
@@ -281,7 +281,7 @@ fn lower_inverse(l: &[f64], n: usize) -> Vec<f64> {
         }
         // T = L[i0..i1, 0..i0] · X[0..i0, 0..i0], then X[i0..i1, 0..i0] = −X_ii · T.
         let mut t = vec![0f64; b * i0];
-        super::linear::dgemm(
+        super::linear::gemm(
             (b, i0, i0),
             1.0,
             (&l[i0 * n..], n as isize, 1),
@@ -292,7 +292,7 @@ fn lower_inverse(l: &[f64], n: usize) -> Vec<f64> {
         let xii: Vec<f64> = (i0..i1)
             .flat_map(|r| x[r * n + i0..r * n + i1].iter().copied())
             .collect();
-        super::linear::dgemm(
+        super::linear::gemm(
             (b, b, i0),
             -1.0,
             (&xii[..], b as isize, 1),

@@ -135,7 +135,7 @@ impl Linear {
                     row.copy_from_slice(b);
                 }
                 // x is n×inp row-major, w is out×inp row-major read as its transpose, y is n×out.
-                sgemm(
+                gemm(
                     (n, inp, out),
                     1.0,
                     (x, inp as isize, 1),
@@ -222,16 +222,49 @@ fn smoothing(w: &[f32], inp: usize, ranges: &[f32], alpha: f32) -> Vec<f32> {
 /// A strided matrix operand: the slice, its row stride and its column stride (in elements).
 pub type Strided<'a, T> = (T, isize, isize);
 
+/// The signature of matrixmultiply's `sgemm` and `dgemm`.
+type Kernel<T> = unsafe fn(
+    usize,
+    usize,
+    usize,
+    T,
+    *const T,
+    isize,
+    isize,
+    *const T,
+    isize,
+    isize,
+    T,
+    *mut T,
+    isize,
+    isize,
+);
+
+/// The element types matrixmultiply multiplies: one safe wrapper, [`gemm`], serves both (f32 for
+/// the forward pass, f64 for GPTQ's updates at build time).
+pub trait GemmScalar: Copy {
+    /// matrixmultiply's kernel for this type.
+    const KERNEL: Kernel<Self>;
+}
+
+impl GemmScalar for f32 {
+    const KERNEL: Kernel<f32> = matrixmultiply::sgemm;
+}
+
+impl GemmScalar for f64 {
+    const KERNEL: Kernel<f64> = matrixmultiply::dgemm;
+}
+
 /// `C = alpha · A · B + beta · C` with `(m, k, n)` = rows of A, columns of A (= rows of B),
 /// columns of B, on strided views (so heads and transposes are read in place); with `beta == 0`
 /// C is only written. Panics if a view does not cover its matrix (a bug in the caller, never input).
-pub fn sgemm(
+pub fn gemm<T: GemmScalar>(
     (m, k, n): (usize, usize, usize),
-    alpha: f32,
-    a: Strided<&[f32]>,
-    b: Strided<&[f32]>,
-    beta: f32,
-    c: Strided<&mut [f32]>,
+    alpha: T,
+    a: Strided<&[T]>,
+    b: Strided<&[T]>,
+    beta: T,
+    c: Strided<&mut [T]>,
 ) {
     if m == 0 || n == 0 {
         return;
@@ -245,46 +278,7 @@ pub fn sgemm(
     // SAFETY: the assertion above checks that every element each view addresses lies inside its
     // slice (strides are non-negative), and C is a unique borrow.
     unsafe {
-        matrixmultiply::sgemm(
-            m,
-            k,
-            n,
-            alpha,
-            a.0.as_ptr(),
-            a.1,
-            a.2,
-            b.0.as_ptr(),
-            b.1,
-            b.2,
-            beta,
-            c.0.as_mut_ptr(),
-            c.1,
-            c.2,
-        );
-    }
-}
-
-/// [`sgemm`] in f64, for GPTQ's trailing updates (build time).
-pub(crate) fn dgemm(
-    (m, k, n): (usize, usize, usize),
-    alpha: f64,
-    a: Strided<&[f64]>,
-    b: Strided<&[f64]>,
-    beta: f64,
-    c: Strided<&mut [f64]>,
-) {
-    if m == 0 || n == 0 {
-        return;
-    }
-    assert_views(
-        (m, k, n),
-        (a.0.len(), a.1, a.2),
-        (b.0.len(), b.1, b.2),
-        (c.0.len(), c.1, c.2),
-    );
-    // SAFETY: as in `sgemm`: every addressed element lies inside its slice, C is a unique borrow.
-    unsafe {
-        matrixmultiply::dgemm(
+        T::KERNEL(
             m,
             k,
             n,

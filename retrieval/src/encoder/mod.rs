@@ -14,7 +14,7 @@ pub mod math;
 
 pub use file::{ENCODER_MAGIC, ENCODER_VERSION};
 pub use grouped::Grouped;
-pub use linear::{dot_i8, gemm_i8, quantize_into, quantize_rows, sgemm, Calibration, Linear};
+pub use linear::{dot_i8, gemm, gemm_i8, quantize_into, quantize_rows, Calibration, Linear};
 
 use crate::tokenizer::WordPiece;
 
@@ -190,7 +190,7 @@ const GRAM_BLOCK: usize = 384;
 fn add_gram_lower(g: &mut [f32], x: &[f32], n: usize, w: usize) {
     for i0 in (0..w).step_by(GRAM_BLOCK) {
         let i1 = (i0 + GRAM_BLOCK).min(w);
-        sgemm(
+        gemm(
             (i1 - i0, n, i1),
             1.0,
             (&x[i0..], 1, w as isize),
@@ -711,7 +711,7 @@ fn attention(
     for head in 0..heads {
         let off = head * d;
         // scores (n × n) = scale · Q_head (n × d) · K_headᵀ (d × n)
-        sgemm(
+        gemm(
             (n, d, n),
             scale,
             (&q[off..], hs, 1),
@@ -723,7 +723,7 @@ fn attention(
             math::softmax_in_place(row);
         }
         // ctx_head (n × d) = P (n × n) · V_head (n × d)
-        sgemm(
+        gemm(
             (n, n, d),
             1.0,
             (probs.as_slice(), n as isize, 1),
