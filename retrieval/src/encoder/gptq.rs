@@ -308,6 +308,46 @@ fn lower_inverse(l: &[f64], n: usize) -> Vec<f64> {
 mod tests {
     use super::*;
 
+    /// A deterministic generator of uniform values in [-1, 1).
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((seed >> 40) as f64 / (1u64 << 24) as f64) * 2.0 - 1.0
+        }
+    }
+
+    /// `n` inputs of width `inp` whose columns share a common value (× `common`) plus noise
+    /// (× `noise`): strongly correlated columns, as a transformer's are.
+    fn correlated_inputs(
+        n: usize,
+        inp: usize,
+        common: f32,
+        noise: f32,
+        rand: &mut impl FnMut() -> f64,
+    ) -> Vec<f32> {
+        (0..n)
+            .flat_map(|_| {
+                let c = rand() as f32;
+                (0..inp)
+                    .map(|_| c * common + rand() as f32 * noise)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// `Xᵀ X` of the inputs `xs` (rows of width `inp`).
+    fn gram(xs: &[f32], inp: usize) -> Vec<f64> {
+        let mut h = vec![0f64; inp * inp];
+        for x in xs.chunks_exact(inp) {
+            for i in 0..inp {
+                for j in 0..inp {
+                    h[i * inp + j] += x[i] as f64 * x[j] as f64;
+                }
+            }
+        }
+        h
+    }
+
     /// Output error `Σ_t |x_t · (w − q)ᵀ|²` of a quantized matrix on the inputs `xs`.
     fn output_error(w: &[f32], q: &[i8], s: &[f32], inp: usize, xs: &[f32]) -> f64 {
         let mut total = 0.0;
@@ -325,29 +365,10 @@ mod tests {
     #[test]
     fn gptq_beats_plain_rounding_on_correlated_inputs() {
         let (out, inp, n) = (6, 32, 200);
-        let mut seed = 7u64;
-        let mut rand = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-            ((seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        };
-        let w: Vec<f32> = (0..out * inp).map(|_| rand()).collect();
-        // Inputs with strongly correlated columns, as a transformer's are.
-        let xs: Vec<f32> = (0..n)
-            .flat_map(|_| {
-                let common = rand();
-                (0..inp)
-                    .map(|_| common * 2.0 + rand() * 0.3)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        let mut h = vec![0f64; inp * inp];
-        for x in xs.chunks_exact(inp) {
-            for i in 0..inp {
-                for j in 0..inp {
-                    h[i * inp + j] += x[i] as f64 * x[j] as f64;
-                }
-            }
-        }
+        let mut rand = uniform(7);
+        let w: Vec<f32> = (0..out * inp).map(|_| rand() as f32).collect();
+        let xs = correlated_inputs(n, inp, 2.0, 0.3, &mut rand);
+        let h = gram(&xs, inp);
         let (q1, s1) = super::super::grouped::quantize_rows_grouped(&w, inp, 3, 16);
         let (q2, s2) = quantize_gptq(&w, inp, &h, 3, 16);
         let plain = output_error(&w, &q1, &s1, inp, &xs);
@@ -360,26 +381,10 @@ mod tests {
     #[test]
     fn blocked_updates_give_the_column_by_column_result() {
         let (out, inp, n) = (24, 320, 600);
-        let mut seed = 11u64;
-        let mut rand = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-            ((seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        };
-        let w: Vec<f32> = (0..out * inp).map(|_| rand()).collect();
-        let xs: Vec<f32> = (0..n)
-            .flat_map(|_| {
-                let common = rand();
-                (0..inp).map(|_| common + rand() * 0.5).collect::<Vec<_>>()
-            })
-            .collect();
-        let mut h = vec![0f64; inp * inp];
-        for x in xs.chunks_exact(inp) {
-            for i in 0..inp {
-                for j in 0..inp {
-                    h[i * inp + j] += x[i] as f64 * x[j] as f64;
-                }
-            }
-        }
+        let mut rand = uniform(11);
+        let w: Vec<f32> = (0..out * inp).map(|_| rand() as f32).collect();
+        let xs = correlated_inputs(n, inp, 1.0, 0.5, &mut rand);
+        let h = gram(&xs, inp);
         let u = inverse_cholesky_upper(&h, inp).unwrap();
         // 320 columns: two full blocks of 128 and a short one.
         let plain = round_blocked(&w, inp, &u, 4, 32, inp);
@@ -399,11 +404,7 @@ mod tests {
     #[test]
     fn blocked_factor_inverts_a_matrix_wider_than_a_block() {
         let n = 2 * FACTOR_BLOCK + 37;
-        let mut seed = 5u64;
-        let mut rand = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-            ((seed >> 40) as f64 / (1u64 << 24) as f64) * 2.0 - 1.0
-        };
+        let mut rand = uniform(5);
         // H = B Bᵀ + n I: symmetric positive definite.
         let bm: Vec<f64> = (0..n * n).map(|_| rand()).collect();
         let mut h = vec![0f64; n * n];
