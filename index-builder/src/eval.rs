@@ -81,6 +81,18 @@ fn norm(h: &str) -> String {
         .to_lowercase()
 }
 
+/// The (path, section) of each hit, in rank order: what the labels are matched against.
+pub fn found_sections(
+    book: &BuiltBook,
+    r: &book_retrieval::SearchResults,
+) -> Vec<(String, Option<String>)> {
+    r.hits
+        .iter()
+        .filter_map(|h| book.index.chunk(h.chunk))
+        .map(|c| (c.path.clone(), c.section.clone()))
+        .collect()
+}
+
 /// Whether a result (path, heading) is the labelled section. A label naming the page title matches the page-top chunk.
 pub fn section_matches(q: &Labelled, book: &BuiltBook, path: &str, heading: Option<&str>) -> bool {
     let targets = q
@@ -147,12 +159,7 @@ pub fn evaluate(
         if r.refused {
             refused_ans += 1.0;
         }
-        let found: Vec<(String, Option<String>)> = r
-            .hits
-            .iter()
-            .filter_map(|h| book.index.chunk(h.chunk))
-            .map(|c| (c.path.clone(), c.section.clone()))
-            .collect();
+        let found = found_sections(book, &r);
         let sec_rank = found
             .iter()
             .position(|(p, h)| section_matches(q, book, p, h.as_deref()));

@@ -343,12 +343,7 @@ pub fn misses(book: &BuiltBook, questions: &[Labelled], mode: Mode) -> Vec<Strin
         req.mode = mode;
         req.k = 20;
         let r = book.index.search(&req);
-        let found: Vec<(String, Option<String>)> = r
-            .hits
-            .iter()
-            .filter_map(|h| book.index.chunk(h.chunk))
-            .map(|c| (c.path.clone(), c.section.clone()))
-            .collect();
+        let found = crate::eval::found_sections(book, &r);
         let gold = found
             .iter()
             .position(|(p, h)| crate::eval::section_matches(q, book, p, h.as_deref()));
