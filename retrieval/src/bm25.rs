@@ -180,9 +180,9 @@ impl Bm25 {
                 self.offsets[ti as usize] as usize,
                 self.offsets[ti as usize + 1] as usize,
             );
-            total_idf += self.idf(hi - lo);
-            self.add_postings(ti, 1.0, &mut scores);
             let idf = self.idf(hi - lo);
+            total_idf += idf;
+            self.add_postings(ti, 1.0, &mut scores);
             for p in lo..hi {
                 matched[self.docs[p] as usize] += idf;
             }
@@ -219,14 +219,16 @@ impl Bm25 {
     /// The book's most frequent term at edit distance 1 from `term` (a word it never uses), if
     /// `term` is long enough for one changed letter to be a typo rather than another word.
     fn nearest_term(&self, term: &str) -> Option<u32> {
-        let t: Vec<char> = term.chars().collect();
-        if t.len() < MIN_FUZZY_CHARS || !term.is_ascii() || term.bytes().any(|b| b.is_ascii_digit())
+        // ASCII only, so the length in bytes is the length in letters.
+        if !term.is_ascii()
+            || term.len() < MIN_FUZZY_CHARS
+            || term.bytes().any(|b| b.is_ascii_digit())
         {
             return None;
         }
         let mut best: Option<(usize, u32)> = None;
         for (i, v) in self.terms.iter().enumerate() {
-            if v.len().abs_diff(t.len()) > 1 || !v.is_ascii() {
+            if v.len().abs_diff(term.len()) > 1 || !v.is_ascii() {
                 continue;
             }
             if !within_one_edit(term.as_bytes(), v.as_bytes()) {
