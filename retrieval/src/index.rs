@@ -508,14 +508,16 @@ impl Index {
             .into_iter()
             .map(|i| {
                 let dense = dense_of(i);
-                (i, dense, dense.map(|d| lifted(i, d).max(0.0)))
+                (i, dense, dense.map(|d| lifted(i, d)))
             })
             .collect();
+        // The best candidate by meaning alone (the ranking cosine), for `agree`.
+        let by_meaning = best_chunk(scored.iter().filter_map(|c| c.2.map(|d| (c.0, d))));
         // Min-max normalization of the ranking cosine over the candidates (when the settings
         // ask for it), so both signals span [0, 1] like the max-normalized BM25.
         let (lo, hi) = scored
             .iter()
-            .filter_map(|c| c.2)
+            .filter_map(|c| c.2.map(|d| d.max(0.0)))
             .fold((f32::MAX, f32::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
         let spread = |d: f32| -> f32 {
             if s.normalize_dense && hi > lo {
@@ -529,7 +531,7 @@ impl Index {
             .map(|(i, dense, ranking)| {
                 let b = bm.scores[i as usize];
                 let b_norm = if max_bm > 0.0 { b / max_bm } else { 0.0 };
-                let score = match (mode, ranking) {
+                let score = match (mode, ranking.map(|d| d.max(0.0))) {
                     (Mode::Hybrid, Some(d)) => {
                         s.dense_weight * spread(d) + (1.0 - s.dense_weight) * b_norm
                     }
@@ -558,18 +560,11 @@ impl Index {
         // The refusal's signals are the best of every candidate (before one-per-section and the
         // cut to `k`), so they do not depend on how the hits are ranked; each cosine is computed once.
         let best_dense = hits.iter().filter_map(|h| h.dense).fold(f32::MIN, f32::max);
-        // The best candidate by words alone and by meaning alone (the ranking cosine), for `agree`.
-        let argmax = |key: &dyn Fn(&Hit) -> Option<f32>| -> Option<u32> {
+        // The best candidate by words alone, for `agree`.
+        let by_words = best_chunk(
             hits.iter()
-                .filter_map(|h| key(h).map(|v| (h.chunk, v)))
-                .fold(None, |best: Option<(u32, f32)>, (c, v)| match best {
-                    Some((bc, bv)) if bv > v || (bv == v && bc < c) => Some((bc, bv)),
-                    _ => Some((c, v)),
-                })
-                .map(|b| b.0)
-        };
-        let by_words = argmax(&|h| (h.bm25 > 0.0).then_some(h.bm25));
-        let by_meaning = argmax(&|h| h.dense.map(|d| lifted(h.chunk, d)));
+                .filter_map(|h| (h.bm25 > 0.0).then_some((h.chunk, h.bm25))),
+        );
         if let Some(url) = req.current_page_url {
             for h in hits.iter_mut() {
                 let page = self.meta.chunks[h.chunk as usize].page as usize;
@@ -695,6 +690,16 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
         && (0.0..=1.0).contains(&s.page_weight)
         && s.max_per_page <= 1000
         && (0.0..=0.5).contains(&s.top_penalty)
+}
+
+/// The chunk with the highest value (ties: the lowest chunk id), if any.
+fn best_chunk(values: impl Iterator<Item = (u32, f32)>) -> Option<u32> {
+    values
+        .fold(None, |best: Option<(u32, f32)>, (c, v)| match best {
+            Some((bc, bv)) if bv > v || (bv == v && bc < c) => Some((bc, bv)),
+            _ => Some((c, v)),
+        })
+        .map(|b| b.0)
 }
 
 /// Whether two URLs name the same page (anchors, query strings and a trailing slash ignored).
