@@ -36,22 +36,22 @@ function findWidget(dir) {
   const loader = fs.readFileSync(path.join(dir, 'loader.js'));
   const hash = crypto.createHash('sha256').update(loader).digest('hex').slice(0, 10);
   // The question encoder module is optional: without it the widget answers with BM25 alone.
-  const encoders = names.filter((n) => /^book-chat-encoder-[0-9a-f]+\.js$/.test(n));
-  if (encoders.length > 1) {
-    throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] expected at most one book-chat-encoder-<hash>.js in ${dir}, found ${encoders.join(', ')}. Fix: ${FIX}`);
-  }
-  const encoderJs = encoders[0] || null;
-  const encoderWasm = encoderJs && encoderJs.replace(/\.js$/, '_bg.wasm');
-  if (encoderWasm && !names.includes(encoderWasm)) throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] ${path.join(dir, encoderWasm)} is missing. Fix: ${FIX}`);
+  const [encoderJs, encoderWasm] = optionalModule(dir, names, 'encoder');
   // The Markdown module is optional too: without it answers and snippets are shown as plain text.
-  const markdowns = names.filter((n) => /^book-chat-markdown-[0-9a-f]+\.js$/.test(n));
-  if (markdowns.length > 1) {
-    throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] expected at most one book-chat-markdown-<hash>.js in ${dir}, found ${markdowns.join(', ')}. Fix: ${FIX}`);
-  }
-  const markdownJs = markdowns[0] || null;
-  const markdownWasm = markdownJs && markdownJs.replace(/\.js$/, '_bg.wasm');
-  if (markdownWasm && !names.includes(markdownWasm)) throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] ${path.join(dir, markdownWasm)} is missing. Fix: ${FIX}`);
+  const [markdownJs, markdownWasm] = optionalModule(dir, names, 'markdown');
   return {dir, js: js[0], wasm, loader: 'loader.js', loaderOut: `loader.${hash}.js`, encoderJs, encoderWasm, markdownJs, markdownWasm};
+}
+
+/** The `book-chat-<name>-<hash>.js` module in `names` and its `_bg.wasm` ([null, null] when not built); more than one, or a missing wasm, is an error. */
+function optionalModule(dir, names, name) {
+  const found = names.filter((n) => new RegExp(`^book-chat-${name}-[0-9a-f]+\\.js$`).test(n));
+  if (found.length > 1) {
+    throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] expected at most one book-chat-${name}-<hash>.js in ${dir}, found ${found.join(', ')}. Fix: ${FIX}`);
+  }
+  if (!found.length) return [null, null];
+  const wasm = found[0].replace(/\.js$/, '_bg.wasm');
+  if (!names.includes(wasm)) throw new WidgetNotBuilt(`[docusaurus-plugin-book-chat] ${path.join(dir, wasm)} is missing. Fix: ${FIX}`);
+  return [found[0], wasm];
 }
 
 /** Copies the widget's files (and the encoder and Markdown modules', when built) into `outDir` (created if needed). */
