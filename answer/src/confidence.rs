@@ -139,28 +139,28 @@ pub fn fit_cutoffs(
         ..base
     };
     let mut best_count = 0usize;
-    for (m, c, a) in (0..=30).flat_map(|m| {
-        (0..=10).flat_map(move |c| [false, true].map(|a| (m as f32 / 50.0, c as f32 / 10.0, a)))
-    }) {
-        {
-            let cut = ExcerptCutoffs {
-                high_margin: m,
-                high_covered: c,
-                high_agree: a,
-                ..base
-            };
-            let graded: Vec<bool> = samples
-                .iter()
-                .filter(|(s, _)| for_excerpts(s, &cut) == Confidence::High)
-                .map(|(_, ok)| *ok)
-                .collect();
-            let right = graded.iter().filter(|ok| **ok).count();
-            if !graded.is_empty()
-                && right as f32 >= precision * graded.len() as f32
-                && graded.len() > best_count
-            {
-                best_count = graded.len();
-                best = cut;
+    for m in (0..=30).map(|i| i as f32 / 50.0) {
+        for c in (0..=10).map(|i| i as f32 / 10.0) {
+            for a in [false, true] {
+                let cut = ExcerptCutoffs {
+                    high_margin: m,
+                    high_covered: c,
+                    high_agree: a,
+                    ..base
+                };
+                let graded: Vec<bool> = samples
+                    .iter()
+                    .filter(|(s, _)| for_excerpts(s, &cut) == Confidence::High)
+                    .map(|(_, ok)| *ok)
+                    .collect();
+                let right = graded.iter().filter(|ok| **ok).count();
+                if !graded.is_empty()
+                    && right as f32 >= precision * graded.len() as f32
+                    && graded.len() > best_count
+                {
+                    best_count = graded.len();
+                    best = cut;
+                }
             }
         }
     }
