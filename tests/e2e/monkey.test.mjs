@@ -181,13 +181,19 @@ async function probe(page) {
   if (!(await openPanel(page))) throw new Error('probe: the panel does not open');
   // A stream in flight finishes (or is stopped) first.
   await tryClick(page.getByRole('button', {name: 'Stop'}), 500);
-  const turns = await page.locator('.bc-turn').count();
+  // A new turn is the last one with a new id; the count alone stops growing once the session
+  // holds its maximum of exchanges and drops the oldest (seed 691240, extractive, step 124).
+  const lastTurnId = () => page.evaluate(() => {
+    const turns = document.getElementById('book-chat-host')?.shadowRoot?.querySelectorAll('.bc-turn');
+    return turns && turns.length ? turns[turns.length - 1].dataset.id : null;
+  });
+  const before = await lastTurnId();
   const note = await send(page, 'What is a ROS 2 topic?');
   if (note !== 'sent') throw new Error(`probe: ${note}`);
-  await page.waitForFunction((n) => {
-    const host = document.getElementById('book-chat-host');
-    return host && host.shadowRoot && host.shadowRoot.querySelectorAll('.bc-turn').length > n;
-  }, turns, {timeout: 20000});
+  await page.waitForFunction((id) => {
+    const turns = document.getElementById('book-chat-host')?.shadowRoot?.querySelectorAll('.bc-turn');
+    return !!turns && turns.length > 0 && turns[turns.length - 1].dataset.id !== id;
+  }, before, {timeout: 20000});
   await lastAnswer(page).getByRole('button', {name: 'Regenerate'}).waitFor({state: 'visible', timeout: 30000});
 }
 
