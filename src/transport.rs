@@ -2,7 +2,7 @@
 //! implementation (`ui::web::WebTransport`) uses `fetch` with a streaming body reader and an AbortController;
 //! [`ScriptedTransport`] replays canned responses and records what was sent.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -104,6 +104,8 @@ pub struct ScriptedTransport {
     gets: Rc<RefCell<HashMap<String, GetResult>>>,
     /// (url, body) of every POST, in order.
     pub requests: Rc<RefCell<Vec<(String, String)>>>,
+    /// Status every POST answers with (0 means 204).
+    pub post_status: Rc<Cell<u16>>,
     abort: Rc<RefCell<AbortState>>,
 }
 
@@ -158,7 +160,11 @@ impl Transport for ScriptedTransport {
 
     fn post(&self, url: &str, body: String) -> LocalFuture<Result<u16, Failure>> {
         self.requests.borrow_mut().push((url.to_string(), body));
-        Box::pin(async { Ok(204) })
+        let status = match self.post_status.get() {
+            0 => 204,
+            s => s,
+        };
+        Box::pin(async move { Ok(status) })
     }
 
     fn get(&self, url: &str) -> LocalFuture<Result<Vec<u8>, Failure>> {

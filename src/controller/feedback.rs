@@ -20,6 +20,12 @@ struct Feedback<'a> {
     cited_urls: Vec<&'a str>,
 }
 
+/// Whether a POST status says this proxy keeps no feedback at all: no such route (404, 405, 410,
+/// 501) or feedback storage switched off (503 `feedback_disabled`, the proxy without `--db`).
+pub fn not_kept(status: u16) -> bool {
+    matches!(status, 404 | 405 | 410 | 501 | 503)
+}
+
 /// JSON body for exchange `e`; `rating: None` = the automatic report of a refusal.
 pub fn body(e: &Exchange, rating: Option<Rating>, session_id: &str) -> String {
     let refused = e.mode == Mode::Refusal;

@@ -121,6 +121,9 @@ pub struct Conversation {
     llm: Cell<Option<bool>>,
     busy: Cell<Option<u64>>,
     notice: RefCell<Option<String>>,
+    /// Set once the proxy said it keeps no feedback (no database, no such route): later thumbs and
+    /// refusals are not posted again, so an operator's console is not filled with failed requests.
+    feedback_off: Rc<Cell<bool>>,
 }
 
 impl Conversation {
@@ -138,6 +141,7 @@ impl Conversation {
             llm: Cell::new(None),
             busy: Cell::new(None),
             notice: RefCell::new(notice.map(str::to_string)),
+            feedback_off: Rc::new(Cell::new(false)),
         });
         if notice.is_some() {
             c.save();
@@ -320,13 +324,19 @@ impl Conversation {
     }
 
     fn send_feedback(&self, id: u64, rating: Option<Rating>) {
+        if self.feedback_off.get() {
+            return;
+        }
         let (Some(proxy), Some(e)) = (self.config.proxy(), self.exchange(id)) else {
             return;
         };
         let body = feedback::body(&e, rating, &self.session.borrow().id);
         let t = self.transport.clone();
+        let off = self.feedback_off.clone();
         self.host.spawn(Box::pin(async move {
-            let _ = t.post(&format!("{proxy}/api/feedback"), body).await;
+            if let Ok(status) = t.post(&format!("{proxy}/api/feedback"), body).await {
+                off.set(feedback::not_kept(status));
+            }
         }));
     }
 

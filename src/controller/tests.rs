@@ -139,6 +139,36 @@ fn refusal_is_reported_to_the_proxy() {
 }
 
 #[test]
+fn feedback_stops_when_the_proxy_keeps_none() {
+    let (c, t, host) = setup(true);
+    t.post_status.set(503);
+    let cake = "What is the best recipe for a chocolate cake?";
+    for _ in 0..2 {
+        let id = c.ask(cake, None).unwrap();
+        block_on(c.clone().run(id));
+        host.run_spawned();
+    }
+    let posts = |t: &ScriptedTransport| {
+        t.requests
+            .borrow()
+            .iter()
+            .filter(|(u, _)| u.ends_with("/api/feedback"))
+            .count()
+    };
+    // The first refusal is reported; the 503 switches reports off for this page.
+    assert_eq!(posts(&t), 1);
+    let (c, t, host) = setup(true);
+    t.post_status.set(429);
+    for _ in 0..2 {
+        let id = c.ask(cake, None).unwrap();
+        block_on(c.clone().run(id));
+        host.run_spawned();
+    }
+    // A rate limit is not a "no": the next report is sent.
+    assert_eq!(posts(&t), 2);
+}
+
+#[test]
 fn thumbs_are_sent_with_cited_urls() {
     let (c, t, host) = setup(true);
     t.push(Script::answer(&["Over topics [1]."]));
