@@ -177,7 +177,14 @@ function scorer(labels, pages) {
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 const sizeOf = (file) => { const b = readFileSync(file); return { file: file.replace(`${root}/`, ''), raw: b.length, gzip: gz(b) }; };
-const widgetFiles = existsSync(join(root, 'dist')) ? readdirSync(join(root, 'dist')).filter((f) => /\.(js|wasm)$/.test(f)).map((f) => join(root, 'dist', f)) : [];
+// The browser files as scripts/build-widget.sh writes them (static/widget/; trunk's dist/ as a
+// fallback): loader, widget and Markdown module count before the first answer; the encoder's own
+// wasm and glue count with the encoder weights.
+const widgetDir = ['static/widget', 'dist'].map((d) => join(root, d)).find((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.wasm')));
+if (!widgetDir) throw new Error('no built widget in static/widget or dist: run scripts/build-widget.sh first');
+const widgetAll = readdirSync(widgetDir).filter((f) => /\.(js|wasm)$/.test(f));
+const widgetFiles = widgetAll.filter((f) => !f.includes('-encoder-')).map((f) => join(widgetDir, f));
+const encoderModuleFiles = widgetAll.filter((f) => f.includes('-encoder-')).map((f) => join(widgetDir, f));
 
 for (const b of books) {
   console.error(`book ${b.name}`);
@@ -199,8 +206,9 @@ for (const b of books) {
     orama: { index_ms: peer.index_ms, ...Object.fromEntries(['fulltext', 'vector', 'hybrid'].map((m) => [m, { p50: peer[m].search_ms.p50, p99: peer[m].search_ms.p99, ...score(peer[m].results) }])) },
     bytes: {
       widget, assets,
-      before_first_answer: { raw: sum(first, 'raw'), gzip: sum(first, 'gzip'), note: 'loader + widget js/wasm + manifest + index + chunk texts (BM25 answers; the encoder follows)' },
-      with_encoder: assets.encoder ? { raw: sum(first, 'raw') + assets.encoder.raw, gzip: sum(first, 'gzip') + assets.encoder.gzip } : null,
+      before_first_answer: { raw: sum(first, 'raw'), gzip: sum(first, 'gzip'), note: 'loader + widget and Markdown js/wasm + manifest + index + chunk texts (BM25 answers; the encoder module and weights follow)' },
+      encoder_module: encoderModuleFiles.map(sizeOf),
+      with_encoder: assets.encoder ? { raw: sum(first, 'raw') + sum(encoderModuleFiles.map(sizeOf), 'raw') + assets.encoder.raw, gzip: sum(first, 'gzip') + sum(encoderModuleFiles.map(sizeOf), 'gzip') + assets.encoder.gzip } : null,
     },
   };
   row.ratio_search_ours_over_orama_fulltext = row.bm25.search_p50 / row.orama.fulltext.p50;

@@ -118,7 +118,7 @@ node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").trim().sp
   "$native" bench-results/native.json
 echo "wrote bench-results/native.json" >&2
 
-# Browser figures (the widget must be built for the download sizes: dist/ from trunk).
+# Browser figures (the widget must be built for the download sizes: static/widget/ from scripts/build-widget.sh).
 if [ -n "${BENCH_SKIP_BROWSER:-}" ]; then exit 0; fi
 (cd bench && npm ci --no-audit --no-fund >/dev/null)
 sizes=1000,10000,30000,100000
