@@ -6,7 +6,7 @@
 
 use book_prompt::prefs::{Detail, Format, Preferences};
 
-use crate::passage::{passages, Kind, Passage};
+use crate::passage::{passages, with_its_list, Kind, Passage};
 use crate::source::{cut_at_word, Source};
 use crate::text::terms;
 
@@ -93,6 +93,10 @@ struct Cand {
     passage: Passage,
     lexical: f32,
     meaning: Option<f32>,
+    /// A question, a lead-in whose list is missing, or a sentence of a section that points
+    /// elsewhere (objectives, next steps, a quiz): quoted first only when its section, the
+    /// best-ranked, has nothing better, and never as a later quote.
+    weak: bool,
 }
 
 impl Cand {
@@ -201,6 +205,37 @@ fn defines(sentence: &str, question_terms: &[String]) -> bool {
         .any(|w| question_terms.contains(&crate::text::stem(w)))
 }
 
+/// Headings of sections that list what a chapter covers or asks rather than explain it.
+const POINTING_HEADINGS: &[&str] = &[
+    "what you'll learn",
+    "what you will learn",
+    "learning objectives",
+    "learning outcomes",
+    "objectives",
+    "next steps",
+    "what's next",
+    "prerequisites",
+    "further reading",
+    "references",
+    "see also",
+    "review questions",
+];
+
+/// Whether `src` is a section that points elsewhere (objectives, next steps, a quiz).
+fn points_elsewhere(src: &Source) -> bool {
+    let Some(h) = src.section.as_deref() else {
+        return false;
+    };
+    let h = h
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+        .trim_end_matches([':', ' '])
+        .to_lowercase();
+    POINTING_HEADINGS.contains(&h.as_str())
+        || h.split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "quiz" | "quizzes"))
+}
+
 fn cosine(a: &[f32], b: &[f32]) -> Option<f32> {
     if a.len() != b.len() || a.is_empty() {
         return None;
@@ -252,6 +287,8 @@ pub fn choose(
                 passage: p.clone(),
                 lexical,
                 meaning: None,
+                // A question or a lead-in ("… is a script that:") answers nothing by itself.
+                weak: p.text.ends_with(['?', ':']) || points_elsewhere(src),
             };
             match p.kind {
                 Kind::Prose => prose.push(c),
@@ -262,7 +299,12 @@ pub fn choose(
     // Meaning: embed the most promising sentences (by terms and position) of each source.
     if let (Some(qv), Some(embed)) = (question_vector, embed) {
         let mut pre: Vec<usize> = (0..prose.len()).collect();
-        pre.sort_by(|&a, &b| prose[b].score().total_cmp(&prose[a].score()));
+        pre.sort_by(|&a, &b| {
+            prose[a]
+                .weak
+                .cmp(&prose[b].weak)
+                .then(prose[b].score().total_cmp(&prose[a].score()))
+        });
         // More quotes wanted: more candidates compared by meaning (one encoder run each), spread
         // over the best-ranked sources.
         let embedded = MAX_EMBEDDED.max(max_sentences.saturating_sub(1));
@@ -287,9 +329,10 @@ pub fn choose(
     }
     let mut order: Vec<usize> = (0..prose.len()).collect();
     order.sort_by(|&a, &b| {
-        prose[b]
-            .score()
-            .total_cmp(&prose[a].score())
+        prose[a]
+            .weak
+            .cmp(&prose[b].weak)
+            .then(prose[b].score().total_cmp(&prose[a].score()))
             .then(prose[a].source.cmp(&prose[b].source))
             .then(prose[a].order.cmp(&prose[b].order))
     });
@@ -306,7 +349,7 @@ pub fn choose(
         // Later quotes are measured against the best sentence of any section.
         let best = &prose[top];
         let best_score = best.score();
-        for &i in order.iter().filter(|&&i| i != first) {
+        for &i in order.iter().filter(|&&i| i != first && !prose[i].weak) {
             if chosen.len() >= max_sentences {
                 break;
             }
@@ -325,7 +368,10 @@ pub fn choose(
         .iter()
         .map(|c| Quote {
             source: c.source,
-            text: cut_at_word(&c.passage.text, MAX_SENTENCE_CHARS),
+            text: cut_at_word(
+                &with_its_list(&sources[c.source].text, &c.passage.text),
+                MAX_SENTENCE_CHARS,
+            ),
             code: None,
             score: c.score(),
         })
@@ -437,6 +483,61 @@ mod tests {
             text: text.into(),
             score: 1.0,
         }
+    }
+
+    #[test]
+    fn questions_lead_ins_and_objectives_are_not_quoted() {
+        let quiz = src(
+            1,
+            "Which physics engine is best suited for humanoid robot simulation?\n\nA physics engine is the software that computes the contact forces of the robot:\n\n- collisions between links\n- friction at the feet\n\nThe physics engine computes how the walking robot's feet touch the ground.",
+        );
+        let mut objectives = src(
+            2,
+            "Set up a basic physics engine simulation for a walking humanoid robot.",
+        );
+        objectives.section = Some("What You'll Learn".into());
+        let style = Style {
+            sentences: 3,
+            ..Style::default()
+        };
+        let q = choose(
+            "Which physics engine suits a humanoid robot simulation?",
+            &[quiz, objectives],
+            None,
+            None,
+            &style,
+        );
+        assert!(!q.is_empty());
+        assert!(q.iter().all(|q| q.source == 0), "objectives quoted: {q:?}");
+        assert!(
+            q.iter()
+                .all(|q| !q.text.ends_with('?') && !q.text.ends_with(':')),
+            "a question or a bare lead-in quoted: {q:?}"
+        );
+        // The lead-in is quoted with its list.
+        let lead_text = "The engine computes three things:\n\n- contact forces\n- friction;\n- joint limits.\n\nNext paragraph here.";
+        let p = passages(lead_text);
+        assert_eq!(
+            crate::passage::with_its_list(lead_text, &p[0].text),
+            "The engine computes three things: contact forces; friction; joint limits."
+        );
+        // With nothing else in the best-ranked section, its question is still quoted (never a
+        // dead end).
+        let only = src(
+            1,
+            "Which physics engine is best for a walking humanoid robot?",
+        );
+        assert_eq!(
+            choose(
+                "physics engine for a humanoid robot",
+                &[only],
+                None,
+                None,
+                &Style::default()
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]

@@ -111,6 +111,61 @@ pub fn passages(text: &str) -> Vec<Passage> {
     out
 }
 
+/// Longest lead-in sentence once completed with its list, in characters.
+const MAX_LEAD_IN_CHARS: usize = 320;
+
+/// The lead-in `sentence` ("… is a script that:") of `text` completed with the list that follows it
+/// there ("… that: starts nodes; sets parameters."), so a quote of it says what it announces. The
+/// sentence unchanged when no list follows it.
+pub fn with_its_list(text: &str, sentence: &str) -> String {
+    let mut out = sentence.to_string();
+    if !sentence.ends_with(':') {
+        return out;
+    }
+    // The sentence may span lines: find the line where it ends (its words end the text so far).
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let all: Vec<&str> = text.lines().collect();
+    let ends_here = |i: usize| {
+        let mut seen: Vec<&str> = Vec::new();
+        for l in all[..=i].iter().rev() {
+            seen.splice(0..0, l.split_whitespace());
+            if seen.len() >= words.len() {
+                break;
+            }
+        }
+        seen.ends_with(&words)
+    };
+    let Some(end) = (0..all.len()).find(|&i| ends_here(i)) else {
+        return out;
+    };
+    let lines = all[end + 1..].iter();
+    for line in lines {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let item = strip_list_marker(t);
+        if item.len() == t.len() || out.chars().count() >= MAX_LEAD_IN_CHARS {
+            break;
+        }
+        let item = strip_numbering(item)
+            .trim()
+            .trim_end_matches(['.', ';', ',']);
+        if item.is_empty() {
+            continue;
+        }
+        if out.ends_with(':') {
+            out.push(' ');
+        } else {
+            out.pop(); // the closing `.`
+            out.push_str("; ");
+        }
+        out.push_str(item);
+        out.push('.');
+    }
+    out
+}
+
 /// Headings, tables, admonition fences, MDX import/export and JSX lines, HTML comments.
 fn is_markup_line(t: &str) -> bool {
     t.starts_with('#')
@@ -278,6 +333,25 @@ mod tests {
         assert_eq!(
             prose("Use a launch file, e.g. the one below, to start all nodes at once."),
             ["Use a launch file, e.g. the one below, to start all nodes at once."]
+        );
+    }
+
+    #[test]
+    fn a_lead_in_is_completed_with_its_list() {
+        let text = "Intro.\n\nThe engine computes three\nthings:\n\n- contact forces\n- friction;\n1. joint limits.\n\nNext paragraph here.";
+        let lead = passages(text)
+            .into_iter()
+            .find(|p| p.text.ends_with(':'))
+            .map(|p| p.text)
+            .unwrap();
+        assert_eq!(
+            with_its_list(text, &lead),
+            "The engine computes three things: contact forces; friction; joint limits."
+        );
+        assert_eq!(with_its_list(text, "Intro."), "Intro.");
+        assert_eq!(
+            with_its_list("No list follows:\n\nProse.", "No list follows:"),
+            "No list follows:"
         );
     }
 

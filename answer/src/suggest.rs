@@ -192,8 +192,78 @@ const ADDRESS_WORDS: &[&str] = &[
     "this", "these", "here",
 ];
 
-/// Drops `2.1.3.`, `1.`, `Step 3:`, `Lab 2 -` style numbering from a heading.
-fn clean_heading(h: &str) -> String {
+/// Words that label a numbered part of a book (`Step 3:`, `Lab 2 -`): the label is dropped.
+const LABELS: &[&str] = &[
+    "step", "part", "lab", "module", "chapter", "lesson", "week", "section",
+];
+
+/// More labels dropped from follow-ups (`Question 2:`, `Error 1:`); a heading that is nothing but a
+/// label ("Question 7") names no topic a reader would ask about.
+const READER_LABELS: &[&str] = &[
+    "question",
+    "exercise",
+    "problem",
+    "task",
+    "challenge",
+    "error",
+    "issue",
+    "example",
+    "case",
+    "tip",
+    "day",
+    "phase",
+];
+
+/// Words that make a section an assessment (a quiz, exercises): its questions test the reader,
+/// the book does not answer them there.
+const ASSESSMENT_WORDS: &[&str] = &["quiz", "quizzes", "exercise", "exercises", "homework"];
+
+/// Words that make a heading a problem report ("Colcon build fails …", "setup.bash not found");
+/// nouns such as "error" are left out: "Error Handling" is a topic.
+const TROUBLE_WORDS: &[&str] = &[
+    "fail", "fails", "failed", "failing", "crashes", "crashing", "crashed", "broken", "freezes",
+    "hangs", "denied", "cannot", "can't", "won't", "doesn't", "isn't",
+];
+
+/// Verbs that, before a single plural noun, name a kind of thing ("Launch Files", "Build Tools")
+/// rather than a task ("Install Dependencies").
+const NOUN_MODIFIERS: &[&str] = &[
+    "launch",
+    "build",
+    "log",
+    "map",
+    "test",
+    "record",
+    "control",
+    "plan",
+    "search",
+    "track",
+    "stream",
+    "transform",
+    "style",
+    "process",
+    "display",
+    "filter",
+    "link",
+    "set",
+    "update",
+];
+
+/// Whether `h` is only a label and its number ("Question 7", "Step 2").
+fn only_label(h: &str) -> bool {
+    let words: Vec<String> = h.split_whitespace().map(str::to_lowercase).collect();
+    words.len() == 2
+        && (LABELS.contains(&words[0].as_str()) || READER_LABELS.contains(&words[0].as_str()))
+        && words[1]
+            .trim_end_matches(['.', ':'])
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric())
+        && words[1].chars().any(|c| c.is_ascii_digit())
+}
+
+/// Drops `2.1.3.`, `1.`, `Step 3:`, `Lab 2 -` style numbering from a heading (with `reader`, also
+/// `Question 2:` style labels).
+fn clean_heading(h: &str, reader: bool) -> String {
     let mut t = h.trim();
     let n = t
         .char_indices()
@@ -203,9 +273,8 @@ fn clean_heading(h: &str) -> String {
     if n > 0 {
         t = t[n..].trim_start();
     }
-    for lead in [
-        "step", "part", "lab", "module", "chapter", "lesson", "week", "section",
-    ] {
+    let extra: &[&str] = if reader { READER_LABELS } else { &[] };
+    for lead in LABELS.iter().chain(extra) {
         let lower = t.to_ascii_lowercase();
         if let Some(rest) = lower.strip_prefix(lead) {
             let rest = rest.trim_start();
@@ -254,9 +323,64 @@ fn lower_first(s: &str) -> String {
     }
 }
 
-/// A heading phrased as a reader's question, or `None` when it cannot be.
+/// The follow-up-only rules: `Some(None)` skips the heading, `Some(Some(q))` is the question,
+/// `None` leaves it to the plain phrasing.
+fn reader_phrase(h: &str, lower: &str, lower_words: &[String]) -> Option<Option<String>> {
+    if lower_words
+        .iter()
+        .any(|w| ASSESSMENT_WORDS.contains(&w.as_str()))
+    {
+        return Some(None);
+    }
+    if h.ends_with('?') {
+        return Some(Some(h.to_string()));
+    }
+    // An error message as the heading ("\"Launch file not found\"") or a problem report.
+    let quoted =
+        h.starts_with(['"', '“', '`']) && h.trim_end_matches(')').contains(['"', '”', '`']);
+    if quoted {
+        return Some(Some(format!("How do I fix {h}?")));
+    }
+    let trouble = lower_words
+        .iter()
+        .any(|w| TROUBLE_WORDS.contains(&w.as_str()))
+        || lower.contains("not found")
+        || lower.contains("not working");
+    trouble.then(|| Some(format!("What should I do when {}?", lower_first(h))))
+}
+
+/// Lowercases the first word unless it looks like a name (all capitals, inner capitals, digits).
+fn lower_first_word(s: &str) -> String {
+    let first = s.split_whitespace().next().unwrap_or("");
+    let plain = first.chars().skip(1).all(|c| c.is_lowercase());
+    if plain {
+        let mut c = s.chars();
+        match c.next() {
+            Some(f) => f.to_lowercase().chain(c).collect(),
+            None => String::new(),
+        }
+    } else {
+        s.to_string()
+    }
+}
+
+/// A heading phrased plainly as a question the section answers, or `None` when it cannot be. The
+/// refusal calibration makes a book's self-questions with it (its thresholds were fitted on this
+/// phrasing); follow-ups use [`follow_up`].
 pub fn as_question(heading: &str) -> Option<String> {
-    let h = clean_heading(heading);
+    phrase(heading, false)
+}
+
+/// A heading phrased as a follow-up a reader would click, or `None`: as [`as_question`], and also
+/// never a bare label ("Question 7") or an assessment ("Chapter 11 Quiz"); error messages and
+/// problem reports become "How do I fix …?" / "What should I do when …?"; "Launch Files" names a
+/// kind of thing, not a task; an example is asked for.
+pub fn follow_up(heading: &str) -> Option<String> {
+    phrase(heading, true)
+}
+
+fn phrase(heading: &str, reader: bool) -> Option<String> {
+    let h = clean_heading(heading, reader);
     // "Services: request and response" → "Services": the part before a colon names the topic.
     let h = match h.split_once(": ") {
         Some((head, _)) if head.split_whitespace().count() >= 1 && head.len() >= 3 => {
@@ -269,11 +393,8 @@ pub fn as_question(heading: &str) -> Option<String> {
         return None;
     }
     let lower = h.to_lowercase();
-    if GENERIC_HEADINGS.contains(&lower.as_str()) {
+    if GENERIC_HEADINGS.contains(&lower.as_str()) || (reader && only_label(&h)) {
         return None;
-    }
-    if h.ends_with('?') {
-        return Some(h);
     }
     let lower_words: Vec<String> = words
         .iter()
@@ -283,6 +404,14 @@ pub fn as_question(heading: &str) -> Option<String> {
                 .to_string()
         })
         .collect();
+    if reader {
+        if let Some(q) = reader_phrase(&h, &lower, &lower_words) {
+            return q;
+        }
+    }
+    if h.ends_with('?') {
+        return Some(h);
+    }
     let first = lower_words[0].as_str();
     if ["how", "what", "why", "when", "where", "which", "who"].contains(&first) {
         // "How to deploy" reads as a question; "How discovery works" does not.
@@ -304,7 +433,25 @@ pub fn as_question(heading: &str) -> Option<String> {
         if rest.is_empty() {
             return None;
         }
+        let kind_of_thing = reader
+            && words.len() == 2
+            && NOUN_MODIFIERS.contains(&first)
+            && lower_words[1].ends_with('s')
+            && words[1].chars().next().is_some_and(char::is_uppercase);
+        if kind_of_thing {
+            return Some(format!("What are {h}?"));
+        }
         return Some(format!("How do I {verb} {}?", lower_first(&rest)));
+    }
+    // "Basic Launch File Example": a reader asks to see it.
+    if reader
+        && words.len() >= 2
+        && matches!(
+            lower_words[lower_words.len() - 1].as_str(),
+            "example" | "examples"
+        )
+    {
+        return Some(format!("Can you show the {}?", lower_first_word(&h)));
     }
     // The head noun: the last word, or the word before "of"/"for"/"in"/"with" ("Layers of ROS 2").
     let head = lower_words
@@ -335,7 +482,7 @@ pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) ->
             continue;
         }
         let heading = r.section.as_deref().unwrap_or(&r.chapter);
-        let Some(q) = as_question(heading) else {
+        let Some(q) = follow_up(heading) else {
             continue;
         };
         let key = q.trim_end_matches('?').to_lowercase();
@@ -400,8 +547,54 @@ mod tests {
             Some("Why simulate first?")
         );
         assert_eq!(as_question("Summary"), None);
+        assert_eq!(follow_up("Question 7"), None);
+        assert_eq!(
+            follow_up("Question 2: Physics Engine Characteristics").as_deref(),
+            Some("What are Physics Engine Characteristics?")
+        );
+        assert_eq!(
+            follow_up("Chapter 11 Quiz - Voice-to-Action Pipeline"),
+            None
+        );
+        assert_eq!(
+            follow_up("2. \"Launch file not found\"").as_deref(),
+            Some("How do I fix \"Launch file not found\"?")
+        );
+        assert_eq!(
+            follow_up("Error 1: \"Failed to parse URDF file\"").as_deref(),
+            Some("How do I fix \"Failed to parse URDF file\"?")
+        );
+        assert_eq!(
+            follow_up("8. Colcon build fails with missing dependencies").as_deref(),
+            Some("What should I do when Colcon build fails with missing dependencies?")
+        );
+        assert_eq!(
+            follow_up("79. setup.bash not found after ROS 2 install").as_deref(),
+            Some("What should I do when setup.bash not found after ROS 2 install?")
+        );
+        assert_eq!(
+            follow_up("Error Handling").as_deref(),
+            Some("What is Error Handling?")
+        );
+        assert_eq!(
+            follow_up("Launch Files").as_deref(),
+            Some("What are Launch Files?")
+        );
+        assert_eq!(
+            follow_up("Install Dependencies").as_deref(),
+            Some("How do I install Dependencies?")
+        );
+        assert_eq!(
+            follow_up("Basic Launch File Example").as_deref(),
+            Some("Can you show the basic Launch File Example?")
+        );
         assert_eq!(as_question("Software and hardware you will need"), None);
         assert_eq!(as_question("1.2."), None);
+        // The plain phrasing (the refusal calibration's self-questions) keeps its old form.
+        assert_eq!(
+            as_question("Question 7").as_deref(),
+            Some("What is Question 7?")
+        );
     }
 
     #[test]
