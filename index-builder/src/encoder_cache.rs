@@ -71,7 +71,9 @@ pub fn save(path: &Path, key: &str, encoder: &Encoder) {
     let write = || -> anyhow::Result<()> {
         let mut out = format!("{key}\n").into_bytes();
         out.extend(encoder.to_bytes()?);
-        let tmp = path.with_extension("tmp");
+        // A temp name of our own (as the embedding cache does): two builds of one book saving at
+        // once (`docusaurus start` while `docusaurus build` runs) must not write into one file.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&tmp, &out)?;
         std::fs::rename(&tmp, path)?;
         Ok(())
