@@ -175,6 +175,36 @@ impl Grouped {
         Ok(())
     }
 
+    /// The stored codes one a byte, row-major (the version-3 file entropy-codes these).
+    pub fn codes(&self) -> Vec<u8> {
+        (0..self.rows * self.cols)
+            .map(|i| self.code(i) as u8)
+            .collect()
+    }
+
+    /// A matrix from its stored codes one a byte; `None` when a code does not fit in `bits`.
+    /// Counts and values are checked by [`Grouped::validate`], as for a matrix read packed.
+    pub fn from_codes(
+        shape: (usize, usize, u8, usize),
+        codes: &[u8],
+        mults: Vec<u8>,
+        row_scale: Vec<u16>,
+    ) -> Option<Grouped> {
+        let (rows, cols, bits, group) = shape;
+        if !(2..=8).contains(&bits) || codes.iter().any(|&c| u32::from(c) >> bits != 0) {
+            return None;
+        }
+        Some(Grouped {
+            rows,
+            cols,
+            bits,
+            group,
+            packed: pack(codes, bits),
+            mults,
+            row_scale,
+        })
+    }
+
     fn code(&self, idx: usize) -> u32 {
         let bits = self.bits as usize;
         let bit = idx * bits;
@@ -291,6 +321,22 @@ mod tests {
             .map(|(v, &c)| (v - c as f32 * s[0]).abs())
             .fold(0.0, f32::max);
         assert!(small_err < 0.05, "{small_err}");
+    }
+
+    #[test]
+    fn codes_one_a_byte_round_trip() {
+        let w: Vec<f32> = (0..3 * 40)
+            .map(|i| ((i * 13 % 29) as f32 - 14.0) / 3.0)
+            .collect();
+        for bits in [3u8, 4, 5, 6, 8] {
+            let (q, s) = quantize_rows_grouped(&w, 40, bits, 16);
+            let g = Grouped::from_i8(&q, &s, 40, bits, 16).unwrap();
+            let shape = (g.rows, g.cols, g.bits, g.group);
+            let back = Grouped::from_codes(shape, &g.codes(), g.mults.clone(), g.row_scale.clone());
+            assert_eq!(back.as_ref(), Some(&g), "bits {bits}");
+        }
+        let too_wide = Grouped::from_codes((1, 2, 4, 2), &[16, 1], vec![1], vec![0]);
+        assert!(too_wide.is_none());
     }
 
     #[test]
