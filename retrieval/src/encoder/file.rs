@@ -3,7 +3,7 @@
 //! (grouped low-bit layers and word table, codes bit-packed, bf16 positions) and 1 (int8 layers,
 //! 4-bit word table) are still read.
 
-use super::grouped::{from_bf16, to_bf16, Grouped};
+use super::grouped::{from_bf16, to_bf16, ByteCodes, Grouped};
 use super::{Encoder, EncoderConfig, Layer, LayerNorm, Linear, WordEmbeddings, MODEL_ID};
 use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::error::AssetError;
@@ -133,7 +133,7 @@ impl Encoder {
         let (words, positions) = if version == 1 {
             (read_words_v1(&mut r, row_of, &tokenizer, h)?, r.f32s()?)
         } else {
-            let table = read_matrix(&mut r, version)?;
+            let table = read_matrix(&mut r, version)?.into_grouped();
             if table.cols != h {
                 return Err(corrupt("word embedding table has the wrong width".into()));
             }
@@ -255,7 +255,7 @@ fn write_matrix(p: &mut Parts, name: &'static str, m: &Grouped) {
     p.w.u32(m.cols as u32);
     p.w.u8(m.bits);
     p.w.u32(m.group as u32);
-    p.w.bytes(&entropy_code(&m.codes()));
+    p.w.bytes(&entropy_code(&ByteCodes::of(m).codes));
     p.cut(names[0]);
     p.w.bytes(&entropy_code(&m.mults));
     p.cut(names[1]);
@@ -331,29 +331,63 @@ fn entropy_code(data: &[u8]) -> Vec<u8> {
     out
 }
 
-fn read_matrix(r: &mut Reader, version: u32) -> Result<Grouped, AssetError> {
+/// A matrix as read: bit-packed (version 2) or one code a byte (version 3), validated.
+enum ReadMatrix {
+    Packed(Grouped),
+    Bytes(ByteCodes),
+}
+
+impl ReadMatrix {
+    fn shape(&self) -> (usize, usize) {
+        match self {
+            ReadMatrix::Packed(m) => (m.rows, m.cols),
+            ReadMatrix::Bytes(m) => (m.rows, m.cols),
+        }
+    }
+
+    fn to_i8(&self) -> (Vec<i8>, Vec<f32>) {
+        match self {
+            ReadMatrix::Packed(m) => m.to_i8(),
+            ReadMatrix::Bytes(m) => m.to_i8(),
+        }
+    }
+
+    fn into_grouped(self) -> Grouped {
+        match self {
+            ReadMatrix::Packed(m) => m,
+            ReadMatrix::Bytes(m) => m.into_grouped(),
+        }
+    }
+}
+
+fn read_matrix(r: &mut Reader, version: u32) -> Result<ReadMatrix, AssetError> {
     let rows = r.u32()? as usize;
     let cols = r.u32()? as usize;
     let bits = r.u8()?;
     let group = r.u32()? as usize;
-    let m = if version >= 3 {
+    if version >= 3 {
         let n = rows
             .checked_mul(cols)
             .filter(|&n| n <= MAX_CODES)
             .ok_or_else(|| corrupt(format!("matrix of {rows} × {cols} values")))?;
         let codes = miniz_oxide::inflate::decompress_to_vec_with_limit(r.bytes()?, n)
             .map_err(|e| corrupt(format!("matrix codes do not inflate ({:?})", e.status)))?;
-        if codes.len() != n {
-            return Err(corrupt("matrix codes disagree with its shape".into()));
-        }
         let groups = rows.saturating_mul(cols.div_ceil(group.max(1)));
         let mults = miniz_oxide::inflate::decompress_to_vec_with_limit(r.bytes()?, groups)
             .map_err(|e| corrupt(format!("group multipliers do not inflate ({:?})", e.status)))?;
-        let row_scale = r.u16s()?;
-        Grouped::from_codes((rows, cols, bits, group), &codes, mults, row_scale)
-            .ok_or_else(|| corrupt(format!("a code does not fit in {bits} bits")))?
+        let m = ByteCodes {
+            rows,
+            cols,
+            bits,
+            group,
+            codes,
+            mults,
+            row_scale: r.u16s()?,
+        };
+        m.validate(WHAT)?;
+        Ok(ReadMatrix::Bytes(m))
     } else {
-        Grouped {
+        let m = Grouped {
             rows,
             cols,
             bits,
@@ -361,10 +395,10 @@ fn read_matrix(r: &mut Reader, version: u32) -> Result<Grouped, AssetError> {
             packed: r.bytes()?.to_vec(),
             mults: r.bytes()?.to_vec(),
             row_scale: r.u16s()?,
-        }
-    };
-    m.validate(WHAT)?;
-    Ok(m)
+        };
+        m.validate(WHAT)?;
+        Ok(ReadMatrix::Packed(m))
+    }
 }
 
 fn write_linear(p: &mut Parts, name: &'static str, l: &Linear) -> Result<(), AssetError> {
@@ -418,10 +452,10 @@ fn read_linear_v2(
             "layer input balance has the wrong size or a value ≤ 0".into(),
         ));
     }
-    if m.rows != out || m.cols != inp || b.len() != out {
+    let (rows, cols) = m.shape();
+    if rows != out || cols != inp || b.len() != out {
         return Err(corrupt(format!(
-            "layer of shape {}x{} where {out}x{inp} was expected",
-            m.rows, m.cols
+            "layer of shape {rows}x{cols} where {out}x{inp} was expected"
         )));
     }
     let (q, scale) = m.to_i8();
