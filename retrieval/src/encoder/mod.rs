@@ -132,12 +132,12 @@ pub enum WordEmbeddings {
 /// How the shipped encoder is quantized (`Encoder::quantized_with`): bits and group width of the
 /// layers' weights and of the word table. The default is what `index-builder build` ships: 4-bit
 /// groups of 32, except the FFN contraction at 5 bits and the last layer's attention output at 6.
-/// Both output projections at 4 bits everywhere cost up to 0.016 of section recall@5 on the labelled
-/// books and 0.006 of mean cosine to the f32 model; the FFN contraction at 5 bits saves 0.8 MB for
-/// 0.0007. Per layer (held-out book paragraphs), the attention output at 4 bits costs 0.0001–0.0002
-/// of mean cosine in each of the first five layers and 0.0017 in the last, so only the last keeps 6 bits (int8 rows
-/// everywhere cost 0.44 MB more, entropy-coded, for 0.0005); `tests/encoder_plans.rs` in the index
-/// builder compares plans and prints this sensitivity.
+/// Both output projections at 4 bits everywhere cost up to 0.016 of section recall@5 on the
+/// labelled books and 0.006 of mean cosine to the f32 model; the FFN contraction at 5 bits saves
+/// 0.8 MB for 0.0007. Per layer (held-out book paragraphs), the attention output at 4 bits costs
+/// 0.0001–0.0002 of mean cosine in each of the first five layers and 0.0017 in the last, so only
+/// the last keeps 6 bits (int8 rows everywhere cost 0.44 MB more, entropy-coded, for 0.0005);
+/// `tests/encoder_plans.rs` in the index builder compares plans and prints this sensitivity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantPlan {
     /// Bits per weight of each layer's matrices, in the order [query, key, value, attention output,
