@@ -79,6 +79,15 @@ pub fn run(asset: &LoadedAsset, dir: &Path, questions: &Path, rounds: usize) -> 
         let bytes = std::fs::read(entry.path())?;
         let (raw, gz) = (bytes.len(), gzip_len(&bytes));
         println!("{name:<32} {:>10} bytes raw {:>10} bytes gzipped", raw, gz);
+        if name.starts_with("encoder.") {
+            // What a reader pays once the file is downloaded: checks, inflating, unpacking.
+            let t = Instant::now();
+            std::hint::black_box(book_retrieval::Encoder::from_bytes(&bytes)?);
+            println!(
+                "encoder load (from bytes, native): {:.1} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         if !name.starts_with("encoder.") {
             rest.0 += raw;
             rest.1 += gz;

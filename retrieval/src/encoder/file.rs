@@ -1,8 +1,9 @@
 //! `encoder.bin`: the shipped quantized encoder (see `FORMAT.md`, section "Encoder file").
-//! Version 2 (grouped low-bit layers and word table, bf16 positions) is written; version 1 (int8
-//! layers, 4-bit word table) is still read.
+//! Version 3 (version 2 with each matrix's codes one a byte, entropy-coded) is written; versions 2
+//! (grouped low-bit layers and word table, codes bit-packed, bf16 positions) and 1 (int8 layers,
+//! 4-bit word table) are still read.
 
-use super::grouped::{from_bf16, to_bf16, Grouped};
+use super::grouped::{from_bf16, to_bf16, ByteCodes, Grouped};
 use super::{Encoder, EncoderConfig, Layer, LayerNorm, Linear, WordEmbeddings, MODEL_ID};
 use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::error::AssetError;
@@ -11,9 +12,11 @@ use crate::tokenizer::WordPiece;
 /// First bytes of an encoder file.
 pub const ENCODER_MAGIC: &[u8; 8] = b"BKCHENC\0";
 /// The encoder file format version this build writes.
-pub const ENCODER_VERSION: u32 = 2;
+pub const ENCODER_VERSION: u32 = 3;
 /// Every version this build reads.
-const READS: [u32; 2] = [1, ENCODER_VERSION];
+const READS: [u32; 3] = [1, 2, ENCODER_VERSION];
+/// Largest inflated code section: one matrix's codes, one a byte.
+const MAX_CODES: usize = 256 << 20;
 /// Encodings the writer tries for an int8 layer, smallest first: (bits, group). The first that
 /// holds the layer's values exactly is written.
 const LAYER_ENCODINGS: [(u8, usize); 10] = [
@@ -34,16 +37,33 @@ impl Encoder {
     /// Serializes a quantized encoder in the current version. Returns an error if a layer or the
     /// word table is still f32, or the position table is not bf16 values (not made by `quantized`).
     pub fn to_bytes(&self) -> Result<Vec<u8>, AssetError> {
-        let mut body = Writer::default();
+        let body: Vec<u8> = self
+            .file_parts()?
+            .into_iter()
+            .flat_map(|(_, bytes)| bytes)
+            .collect();
+        let mut out = envelope(ENCODER_MAGIC, ENCODER_VERSION);
+        out.str(MODEL_ID);
+        out.hashed_body(&body);
+        Ok(out.finish())
+    }
+
+    /// The file's body in consecutive named parts (`"words.codes"`, `"ff_out.mults"`, ...; a
+    /// name repeats once per layer): what [`Encoder::to_bytes`] concatenates, and what a size
+    /// report groups by, so that effort goes where the bytes are.
+    pub fn file_parts(&self) -> Result<Vec<(&'static str, Vec<u8>)>, AssetError> {
+        let mut parts = Parts::default();
         let c = &self.config;
         for v in [c.hidden, c.layers, c.heads, c.intermediate, c.max_positions] {
-            body.u32(v as u32);
+            parts.w.u32(v as u32);
         }
-        body.str(&self.vocab_text);
+        parts.w.str(&self.vocab_text);
+        parts.cut("vocab");
         match &self.words {
             WordEmbeddings::Grouped { row_of, table } => {
-                body.u16s(row_of);
-                write_matrix(&mut body, table);
+                parts.w.u16s(row_of);
+                parts.cut("row_of");
+                write_matrix(&mut parts, "words", table);
             }
             WordEmbeddings::F32(_) | WordEmbeddings::Q4 { .. } => return Err(not_quantized()),
         }
@@ -55,22 +75,28 @@ impl Encoder {
         {
             return Err(not_quantized());
         }
-        body.u16s(&positions);
-        body.f32s(&self.token_type);
-        write_norm(&mut body, &self.embed_norm);
+        parts.w.u16s(&positions);
+        parts.cut("positions");
+        parts.w.f32s(&self.token_type);
+        write_norm(&mut parts.w, &self.embed_norm);
+        parts.cut("norms");
         for l in &self.layers {
-            for lin in [&l.query, &l.key, &l.value, &l.attn_out] {
-                write_linear(&mut body, lin)?;
+            for (name, lin) in [
+                ("query", &l.query),
+                ("key", &l.key),
+                ("value", &l.value),
+                ("attn_out", &l.attn_out),
+            ] {
+                write_linear(&mut parts, name, lin)?;
             }
-            write_norm(&mut body, &l.attn_norm);
-            write_linear(&mut body, &l.ff_in)?;
-            write_linear(&mut body, &l.ff_out)?;
-            write_norm(&mut body, &l.ff_norm);
+            write_norm(&mut parts.w, &l.attn_norm);
+            parts.cut("norms");
+            write_linear(&mut parts, "ff_in", &l.ff_in)?;
+            write_linear(&mut parts, "ff_out", &l.ff_out)?;
+            write_norm(&mut parts.w, &l.ff_norm);
+            parts.cut("norms");
         }
-        let mut out = envelope(ENCODER_MAGIC, ENCODER_VERSION);
-        out.str(MODEL_ID);
-        out.hashed_body(&body.buf);
-        Ok(out.finish())
+        Ok(parts.done)
     }
 
     /// Loads `encoder.bin`, checking magic, version, model, hash and every shape. Never panics.
@@ -107,7 +133,7 @@ impl Encoder {
         let (words, positions) = if version == 1 {
             (read_words_v1(&mut r, row_of, &tokenizer, h)?, r.f32s()?)
         } else {
-            let table = read_matrix(&mut r)?;
+            let table = read_matrix(&mut r, version)?.into_grouped();
             if table.cols != h {
                 return Err(corrupt("word embedding table has the wrong width".into()));
             }
@@ -131,7 +157,7 @@ impl Encoder {
                 if version == 1 {
                     read_linear_v1(r, out, inp)
                 } else {
-                    read_linear_v2(r, out, inp)
+                    read_linear_v2(r, version, out, inp)
                 }
             };
             let query = read_linear(&mut r, h, h)?;
@@ -209,35 +235,173 @@ fn check_row_of(row_of: &[u16], rows: usize, tokenizer: &WordPiece) -> Result<()
     Ok(())
 }
 
-fn write_matrix(w: &mut Writer, m: &Grouped) {
-    w.u32(m.rows as u32);
-    w.u32(m.cols as u32);
-    w.u8(m.bits);
-    w.u32(m.group as u32);
-    w.bytes(&m.packed);
-    w.bytes(&m.mults);
-    w.u16s(&m.row_scale);
+/// A body being written, cut into named parts.
+#[derive(Default)]
+struct Parts {
+    w: Writer,
+    done: Vec<(&'static str, Vec<u8>)>,
 }
 
-fn read_matrix(r: &mut Reader) -> Result<Grouped, AssetError> {
+impl Parts {
+    /// Ends the current part, naming it.
+    fn cut(&mut self, name: &'static str) {
+        self.done.push((name, std::mem::take(&mut self.w).finish()));
+    }
+}
+
+fn write_matrix(p: &mut Parts, name: &'static str, m: &Grouped) {
+    let names = part_names(name);
+    p.w.u32(m.rows as u32);
+    p.w.u32(m.cols as u32);
+    p.w.u8(m.bits);
+    p.w.u32(m.group as u32);
+    p.w.bytes(&entropy_code(&ByteCodes::of(m).codes));
+    p.cut(names[0]);
+    p.w.bytes(&entropy_code(&m.mults));
+    p.cut(names[1]);
+    p.w.u16s(&m.row_scale);
+    p.cut(names[2]);
+}
+
+/// Part names of a matrix: codes, multipliers, row scales, balance and bias.
+fn part_names(name: &str) -> [&'static str; 5] {
+    match name {
+        "words" => ["words.codes", "words.mults", "words.scales", "", ""],
+        "query" => [
+            "query.codes",
+            "query.mults",
+            "query.scales",
+            "query.balance",
+            "query.bias",
+        ],
+        "key" => [
+            "key.codes",
+            "key.mults",
+            "key.scales",
+            "key.balance",
+            "key.bias",
+        ],
+        "value" => [
+            "value.codes",
+            "value.mults",
+            "value.scales",
+            "value.balance",
+            "value.bias",
+        ],
+        "attn_out" => [
+            "attn_out.codes",
+            "attn_out.mults",
+            "attn_out.scales",
+            "attn_out.balance",
+            "attn_out.bias",
+        ],
+        "ff_in" => [
+            "ff_in.codes",
+            "ff_in.mults",
+            "ff_in.scales",
+            "ff_in.balance",
+            "ff_in.bias",
+        ],
+        _ => [
+            "ff_out.codes",
+            "ff_out.mults",
+            "ff_out.scales",
+            "ff_out.balance",
+            "ff_out.bias",
+        ],
+    }
+}
+
+/// Raw DEFLATE with Huffman coding only: the codes of a matrix are close to independent draws,
+/// so LZ77 matches find nothing and only cost bits (level-9 DEFLATE of 5-bit codes one a byte
+/// came out 12 % larger than their order-0 entropy; Huffman alone is within 1 %). Any inflater
+/// reads it. miniz_oxide's core API because its one-call helpers take no strategy.
+fn entropy_code(data: &[u8]) -> Vec<u8> {
+    use miniz_oxide::deflate::core::{
+        compress_to_output, create_comp_flags_from_zip_params, CompressionStrategy,
+        CompressorOxide, TDEFLFlush,
+    };
+    let flags = create_comp_flags_from_zip_params(9, 0, CompressionStrategy::HuffmanOnly as i32);
+    let mut compressor = CompressorOxide::new(flags);
+    let mut out = Vec::with_capacity(data.len() / 2);
+    compress_to_output(&mut compressor, data, TDEFLFlush::Finish, |chunk| {
+        out.extend_from_slice(chunk);
+        true
+    });
+    out
+}
+
+/// A matrix as read: bit-packed (version 2) or one code a byte (version 3), validated.
+enum ReadMatrix {
+    Packed(Grouped),
+    Bytes(ByteCodes),
+}
+
+impl ReadMatrix {
+    fn shape(&self) -> (usize, usize) {
+        match self {
+            ReadMatrix::Packed(m) => (m.rows, m.cols),
+            ReadMatrix::Bytes(m) => (m.rows, m.cols),
+        }
+    }
+
+    fn to_i8(&self) -> (Vec<i8>, Vec<f32>) {
+        match self {
+            ReadMatrix::Packed(m) => m.to_i8(),
+            ReadMatrix::Bytes(m) => m.to_i8(),
+        }
+    }
+
+    fn into_grouped(self) -> Grouped {
+        match self {
+            ReadMatrix::Packed(m) => m,
+            ReadMatrix::Bytes(m) => m.into_grouped(),
+        }
+    }
+}
+
+fn read_matrix(r: &mut Reader, version: u32) -> Result<ReadMatrix, AssetError> {
     let rows = r.u32()? as usize;
     let cols = r.u32()? as usize;
     let bits = r.u8()?;
     let group = r.u32()? as usize;
-    let m = Grouped {
-        rows,
-        cols,
-        bits,
-        group,
-        packed: r.bytes()?.to_vec(),
-        mults: r.bytes()?.to_vec(),
-        row_scale: r.u16s()?,
-    };
-    m.validate(WHAT)?;
-    Ok(m)
+    if version >= 3 {
+        let n = rows
+            .checked_mul(cols)
+            .filter(|&n| n <= MAX_CODES)
+            .ok_or_else(|| corrupt(format!("matrix of {rows} × {cols} values")))?;
+        let codes = miniz_oxide::inflate::decompress_to_vec_with_limit(r.bytes()?, n)
+            .map_err(|e| corrupt(format!("matrix codes do not inflate ({:?})", e.status)))?;
+        let groups = rows.saturating_mul(cols.div_ceil(group.max(1)));
+        let mults = miniz_oxide::inflate::decompress_to_vec_with_limit(r.bytes()?, groups)
+            .map_err(|e| corrupt(format!("group multipliers do not inflate ({:?})", e.status)))?;
+        let m = ByteCodes {
+            rows,
+            cols,
+            bits,
+            group,
+            codes,
+            mults,
+            row_scale: r.u16s()?,
+        };
+        m.validate(WHAT)?;
+        Ok(ReadMatrix::Bytes(m))
+    } else {
+        let m = Grouped {
+            rows,
+            cols,
+            bits,
+            group,
+            packed: r.bytes()?.to_vec(),
+            mults: r.bytes()?.to_vec(),
+            row_scale: r.u16s()?,
+        };
+        m.validate(WHAT)?;
+        Ok(ReadMatrix::Packed(m))
+    }
 }
 
-fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
+fn write_linear(p: &mut Parts, name: &'static str, l: &Linear) -> Result<(), AssetError> {
     match l {
         Linear::I8 {
             q,
@@ -251,7 +415,8 @@ fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
                 .iter()
                 .find_map(|&(bits, group)| Grouped::from_i8(q, scale, *inp, bits, group.min(*inp)))
                 .ok_or_else(not_quantized)?;
-            write_matrix(w, &m);
+            write_matrix(p, name, &m);
+            let names = part_names(name);
             let smooth_bits: Vec<u16> = smooth.iter().map(|&v| to_bf16(v)).collect();
             if smooth_bits
                 .iter()
@@ -260,16 +425,24 @@ fn write_linear(w: &mut Writer, l: &Linear) -> Result<(), AssetError> {
             {
                 return Err(not_quantized());
             }
-            w.u16s(&smooth_bits);
-            w.f32s(b);
+            p.w.u16s(&smooth_bits);
+            p.cut(names[3]);
+            p.w.f32s(b);
+            p.cut(names[4]);
             Ok(())
         }
         Linear::F32 { .. } => Err(not_quantized()),
     }
 }
 
-fn read_linear_v2(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, AssetError> {
-    let m = read_matrix(r)?;
+/// A version-2 or -3 layer (they differ only in how a matrix stores its codes).
+fn read_linear_v2(
+    r: &mut Reader,
+    version: u32,
+    out: usize,
+    inp: usize,
+) -> Result<Linear, AssetError> {
+    let m = read_matrix(r, version)?;
     let smooth: Vec<f32> = r.u16s()?.into_iter().map(from_bf16).collect();
     let b = r.f32s()?;
     if !(smooth.is_empty() || smooth.len() == inp)
@@ -279,10 +452,10 @@ fn read_linear_v2(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, Asse
             "layer input balance has the wrong size or a value ≤ 0".into(),
         ));
     }
-    if m.rows != out || m.cols != inp || b.len() != out {
+    let (rows, cols) = m.shape();
+    if rows != out || cols != inp || b.len() != out {
         return Err(corrupt(format!(
-            "layer of shape {}x{} where {out}x{inp} was expected",
-            m.rows, m.cols
+            "layer of shape {rows}x{cols} where {out}x{inp} was expected"
         )));
     }
     let (q, scale) = m.to_i8();

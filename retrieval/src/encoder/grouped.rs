@@ -217,6 +217,107 @@ impl Grouped {
     }
 }
 
+/// A matrix as a version-3 file stores it: the same values as [`Grouped`], with the codes one a
+/// byte. Layers load from it straight into int8 (no packing and unpacking on the reader's side);
+/// the word table is packed, as it stays in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ByteCodes {
+    /// Number of rows.
+    pub rows: usize,
+    /// Values per row.
+    pub cols: usize,
+    /// Bits per code, 2..=8.
+    pub bits: u8,
+    /// Values per group along a row.
+    pub group: usize,
+    /// The stored codes (value's code plus `2^(bits-1)`, never 0), one a byte, row-major.
+    pub codes: Vec<u8>,
+    /// One multiplier per group, `1..=max_mult(bits)`, row-major.
+    pub mults: Vec<u8>,
+    /// One scale per row, a bf16 value.
+    pub row_scale: Vec<u16>,
+}
+
+impl ByteCodes {
+    /// The codes of a packed matrix, one a byte.
+    pub fn of(m: &Grouped) -> ByteCodes {
+        ByteCodes {
+            rows: m.rows,
+            cols: m.cols,
+            bits: m.bits,
+            group: m.group,
+            codes: (0..m.rows * m.cols).map(|i| m.code(i) as u8).collect(),
+            mults: m.mults.clone(),
+            row_scale: m.row_scale.clone(),
+        }
+    }
+
+    /// Checks every count, code and multiplier, as [`Grouped::validate`] does.
+    pub fn validate(&self, what: &'static str) -> Result<(), AssetError> {
+        let bad = |reason: String| AssetError::Corrupt { what, reason };
+        if !(2..=8).contains(&self.bits) || self.group == 0 || self.cols == 0 {
+            return Err(bad(format!(
+                "matrix of {} bits, groups of {}",
+                self.bits, self.group
+            )));
+        }
+        if Some(self.codes.len()) != self.rows.checked_mul(self.cols)
+            || self.mults.len() != self.rows * self.cols.div_ceil(self.group)
+            || self.row_scale.len() != self.rows
+        {
+            return Err(bad("matrix sizes disagree with its shape".into()));
+        }
+        let mm = max_mult(self.bits);
+        if self.mults.iter().any(|&m| m == 0 || m as i32 > mm) {
+            return Err(bad("group multiplier out of range".into()));
+        }
+        if self.row_scale.iter().any(|&s| !from_bf16(s).is_finite()) {
+            return Err(AssetError::NotFinite { what });
+        }
+        if self
+            .codes
+            .iter()
+            .any(|&c| c == 0 || u32::from(c) >> self.bits != 0)
+        {
+            return Err(bad(format!("a code is 0 or wider than {} bits", self.bits)));
+        }
+        Ok(())
+    }
+
+    /// The int8 matrix and its row scales, as [`Grouped::to_i8`] gives them. Call on a validated
+    /// matrix only.
+    pub fn to_i8(&self) -> (Vec<i8>, Vec<f32>) {
+        let offset = qmax(self.bits) + 1;
+        let mut q = Vec::with_capacity(self.codes.len());
+        for (row, mults) in self
+            .codes
+            .chunks_exact(self.cols)
+            .zip(self.mults.chunks_exact(self.cols.div_ceil(self.group)))
+        {
+            for (g, &m) in row.chunks(self.group).zip(mults) {
+                q.extend(
+                    g.iter()
+                        .map(|&c| ((c as i32 - offset) * m as i32).clamp(-127, 127) as i8),
+                );
+            }
+        }
+        (q, self.row_scale.iter().map(|&s| from_bf16(s)).collect())
+    }
+
+    /// The packed form.
+    pub fn into_grouped(self) -> Grouped {
+        Grouped {
+            rows: self.rows,
+            cols: self.cols,
+            bits: self.bits,
+            group: self.group,
+            packed: pack(&self.codes, self.bits),
+            mults: self.mults,
+            row_scale: self.row_scale,
+        }
+    }
+}
+
 /// Packs `bits`-bit codes least significant bit first.
 fn pack(codes: &[u8], bits: u8) -> Vec<u8> {
     let bits = bits as usize;
@@ -291,6 +392,55 @@ mod tests {
             .map(|(v, &c)| (v - c as f32 * s[0]).abs())
             .fold(0.0, f32::max);
         assert!(small_err < 0.05, "{small_err}");
+    }
+
+    #[test]
+    fn codes_one_a_byte_give_the_same_matrix() {
+        let w: Vec<f32> = (0..3 * 40)
+            .map(|i| ((i * 13 % 29) as f32 - 14.0) / 3.0)
+            .collect();
+        for bits in [3u8, 4, 5, 6, 8] {
+            let (q, s) = quantize_rows_grouped(&w, 40, bits, 16);
+            let g = Grouped::from_i8(&q, &s, 40, bits, 16).unwrap();
+            let b = ByteCodes::of(&g);
+            b.validate("test").unwrap();
+            assert_eq!(b.to_i8(), g.to_i8(), "bits {bits}");
+            assert_eq!(b.into_grouped(), g, "bits {bits}");
+        }
+        let ok = ByteCodes {
+            rows: 1,
+            cols: 2,
+            bits: 4,
+            group: 2,
+            codes: vec![15, 1],
+            mults: vec![1],
+            row_scale: vec![to_bf16(1.0)],
+        };
+        ok.validate("t").unwrap();
+        for bad in [
+            ByteCodes {
+                codes: vec![16, 1],
+                ..ok.clone()
+            },
+            ByteCodes {
+                codes: vec![0, 1],
+                ..ok.clone()
+            },
+            ByteCodes {
+                codes: vec![1],
+                ..ok.clone()
+            },
+            ByteCodes {
+                mults: vec![0],
+                ..ok.clone()
+            },
+            ByteCodes {
+                row_scale: vec![to_bf16(f32::NAN)],
+                ..ok.clone()
+            },
+        ] {
+            assert!(bad.validate("t").is_err(), "{bad:?}");
+        }
     }
 
     #[test]

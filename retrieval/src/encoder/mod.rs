@@ -131,15 +131,21 @@ pub enum WordEmbeddings {
 
 /// How the shipped encoder is quantized (`Encoder::quantized_with`): bits and group width of the
 /// layers' weights and of the word table. The default is what `index-builder build` ships: 4-bit
-/// groups of 32, except the FFN contraction at 5 bits and the attention output kept at int8 rows:
-/// both output projections at 4 bits cost up to 0.016 of section recall@5 on the labelled books and
-/// 0.006 of mean cosine to the f32 model, while the FFN contraction at 5 bits saves 0.8 MB for 0.0007
-/// (`tests/encoder_plans.rs` in the index builder compares plans).
+/// groups of 32, except the FFN contraction at 5 bits and the last layer's attention output at 6.
+/// Both output projections at 4 bits everywhere cost up to 0.016 of section recall@5 on the
+/// labelled books and 0.006 of mean cosine to the f32 model; the FFN contraction at 5 bits saves
+/// 0.8 MB for 0.0007. Per layer (held-out book paragraphs), the attention output at 4 bits costs
+/// 0.0001–0.0002 of mean cosine in each of the first five layers and 0.0017 in the last, so only
+/// the last keeps 6 bits (int8 rows everywhere cost 0.44 MB more, entropy-coded, for 0.0005);
+/// `tests/encoder_plans.rs` in the index builder compares plans and prints this sensitivity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantPlan {
     /// Bits per weight of each layer's matrices, in the order [query, key, value, attention output,
     /// FFN expansion, FFN contraction] (8: int8 rows, one group a row).
     pub bits: [u8; 6],
+    /// Bits of the last layer's matrices, in the same order: its attention output costs ten times
+    /// the fidelity of any other layer's at 4 bits (`tests/encoder_plans.rs`, sensitivity).
+    pub last_bits: [u8; 6],
     /// Values per group along a layer's input dimension.
     pub layer_group: usize,
     /// Bits per value of the word table.
@@ -156,7 +162,8 @@ pub struct QuantPlan {
 impl Default for QuantPlan {
     fn default() -> Self {
         QuantPlan {
-            bits: [4, 4, 4, 8, 4, 5],
+            bits: [4, 4, 4, 4, 4, 5],
+            last_bits: [4, 4, 4, 6, 4, 5],
             layer_group: 32,
             word_bits: 4,
             word_group: 32,
@@ -171,11 +178,12 @@ impl QuantPlan {
     /// expansion, 3 FFN contraction; see [`InputRanges`]) are rounded with GPTQ, which needs
     /// their inputs' `Xᵀ X`.
     pub fn rounds_with_gptq(&self, which: usize) -> bool {
+        let lowest = |k: usize| self.bits[k].min(self.last_bits[k]);
         let bits = match which {
-            0 => self.bits[..3].iter().copied().min().unwrap_or(8),
-            1 => self.bits[3],
-            2 => self.bits[4],
-            _ => self.bits[5],
+            0 => lowest(0).min(lowest(1)).min(lowest(2)),
+            1 => lowest(3),
+            2 => lowest(4),
+            _ => lowest(5),
         };
         self.gptq && bits < 8
     }
@@ -601,7 +609,8 @@ impl Encoder {
     ) -> Encoder {
         let h = self.config.hidden;
         let words = self.quantized_words(keep, plan);
-        let (b, g) = (plan.bits, plan.layer_group);
+        let g = plan.layer_group;
+        let last = self.layers.len().saturating_sub(1);
         let alpha = plan.smooth_percent as f32 / 100.0;
         // Every matrix is rounded independently: (matrix, bits, which input statistics).
         let jobs: Vec<(&Linear, u8, Option<linear::Calibration>)> = self
@@ -617,6 +626,7 @@ impl Encoder {
                         gptq: plan.gptq,
                     })
                 };
+                let b = if i == last { plan.last_bits } else { plan.bits };
                 [
                     (&l.query, b[0], r(0)),
                     (&l.key, b[1], r(0)),
