@@ -258,6 +258,7 @@ fn quantization_plans_size_and_fidelity() {
             word_bits: wb,
             word_group: wg,
             smooth_percent: sp,
+            ..d
         };
         plans.extend([
             ("int8 layers (v1-like)", p(8, 8, 384, 4, 64, 0, false)),
@@ -288,11 +289,23 @@ fn quantization_plans_size_and_fidelity() {
     // extra plans to compare (the last layer as the others when its bits are not given).
     if let Ok(spec) = std::env::var("ENCODER_PLANS_TRY") {
         for one in spec.split(';').filter(|s| !s.is_empty()) {
-            let n: Vec<u32> = one.split(',').map(|v| v.trim().parse().unwrap()).collect();
+            // A field `fit=0000111`: which kinds (q, k, v, o, i, f, words) get a fitted codebook.
+            let fit: Vec<bool> = one
+                .split(',')
+                .find_map(|v| v.trim().strip_prefix("fit="))
+                .map(|f| f.chars().map(|c| c == '1').collect())
+                .unwrap_or_default();
+            let n: Vec<u32> = one
+                .split(',')
+                .filter(|v| !v.trim().starts_with("fit="))
+                .map(|v| v.trim().parse().unwrap())
+                .collect();
             let name: &'static str = Box::leak(one.to_string().into_boxed_str());
             plans.push((
                 name,
                 QuantPlan {
+                    fitted: std::array::from_fn(|i| fit.get(i).copied().unwrap_or(false)),
+                    word_fitted: fit.get(6).copied().unwrap_or(false),
                     bits: std::array::from_fn(|i| n[i] as u8),
                     last_bits: std::array::from_fn(|i| {
                         n[if n.len() >= 15 { 9 + i } else { i }] as u8

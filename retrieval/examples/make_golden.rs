@@ -4,7 +4,8 @@
 //! out of them. `tests/golden.rs` checks every loader against these files forever.
 //!
 //! Run once per format version, with the writer of that version:
-//! `cargo run -p book-retrieval --example make_golden -- retrieval/tests/golden/v1`.
+//! `cargo run -p book-retrieval --example make_golden -- retrieval/tests/golden/v1` (v4: add
+//! `fitted`, so that its encoder has fitted codebooks, which only version 4 holds).
 //! The files are committed; regenerating an existing version's folder is a mistake.
 
 use std::path::PathBuf;
@@ -117,7 +118,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exact = tiny_encoder()?;
     let keep = vec![true; exact.tokenizer.vocab_len()];
     let texts: Vec<&str> = CHUNKS.iter().map(|(_, t)| *t).collect();
-    let plan = book_retrieval::encoder::QuantPlan::default();
+    // `make_golden DIR fitted`: every matrix with a fitted codebook (encoder file version 4).
+    let fitted = std::env::args().nth(2).as_deref() == Some("fitted");
+    let plan = book_retrieval::encoder::QuantPlan {
+        fitted: [fitted; 6],
+        word_fitted: fitted,
+        ..Default::default()
+    };
     let shipped = exact.quantized_with(&keep, &plan, &exact.input_ranges(&texts, &plan));
     let encoder_bytes = shipped.to_bytes()?;
 

@@ -33,6 +33,13 @@ const V3: Golden = Golden {
     expected: include_str!("golden/v3/expected.json"),
 };
 
+const V4: Golden = Golden {
+    index: include_bytes!("golden/v4/index.bin"),
+    chunks: include_bytes!("golden/v4/chunks.bin"),
+    encoder: include_bytes!("golden/v4/encoder.bin"),
+    expected: include_str!("golden/v4/expected.json"),
+};
+
 fn check(g: &Golden) {
     let expected: Value = serde_json::from_str(g.expected).unwrap();
     let dim = expected["dim"].as_u64().unwrap() as usize;
@@ -91,5 +98,22 @@ fn version_3_assets_load_and_give_the_recorded_results() {
     // Encoder file version 3: each matrix's codes one a byte, entropy-coded; index and texts are
     // version 1 as the writers of the day wrote them (the tiny book has no passage vectors).
     assert_eq!(u32::from_le_bytes(V3.encoder[8..12].try_into().unwrap()), 3);
+    // Without fitted codebooks, today's writer still writes version 3, byte for byte.
+    let encoder = Encoder::from_bytes(V3.encoder).unwrap();
+    assert_eq!(encoder.to_bytes().unwrap(), V3.encoder);
     check(&V3);
+}
+
+#[test]
+fn version_4_assets_load_and_give_the_recorded_results() {
+    // Encoder file version 4: every matrix of this tiny encoder has a fitted codebook (a level
+    // table); index and texts are as the writers of the day wrote them.
+    assert_eq!(u32::from_le_bytes(V4.encoder[8..12].try_into().unwrap()), 4);
+    let encoder = Encoder::from_bytes(V4.encoder).unwrap();
+    assert!(
+        matches!(&encoder.words, book_retrieval::encoder::WordEmbeddings::Grouped { table, .. } if !table.levels.is_empty())
+    );
+    // Written again, it is the same file.
+    assert_eq!(encoder.to_bytes().unwrap(), V4.encoder);
+    check(&V4);
 }

@@ -1,9 +1,10 @@
 //! `encoder.bin`: the shipped quantized encoder (see `FORMAT.md`, section "Encoder file").
-//! Version 3 (version 2 with each matrix's codes one a byte, entropy-coded) is written; versions 2
-//! (grouped low-bit layers and word table, codes bit-packed, bf16 positions) and 1 (int8 layers,
-//! 4-bit word table) are still read.
+//! Version 4 (version 3 with a codebook per matrix) is written when a matrix has a fitted
+//! codebook, version 3 (version 2 with each matrix's codes one a byte, entropy-coded) otherwise;
+//! versions 2 (grouped low-bit layers and word table, codes bit-packed, bf16 positions) and 1
+//! (int8 layers, 4-bit word table) are still read.
 
-use super::grouped::{from_bf16, to_bf16, ByteCodes, Grouped};
+use super::grouped::{from_bf16, to_bf16, ByteCodes, Grid, Grouped};
 use super::{Encoder, EncoderConfig, Layer, LayerNorm, Linear, WordEmbeddings, MODEL_ID};
 use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::error::AssetError;
@@ -12,9 +13,9 @@ use crate::tokenizer::WordPiece;
 /// First bytes of an encoder file.
 pub const ENCODER_MAGIC: &[u8; 8] = b"BKCHENC\0";
 /// The encoder file format version this build writes.
-pub const ENCODER_VERSION: u32 = 3;
+pub const ENCODER_VERSION: u32 = 4;
 /// Every version this build reads.
-const READS: [u32; 3] = [1, 2, ENCODER_VERSION];
+const READS: [u32; 4] = [1, 2, 3, ENCODER_VERSION];
 /// Largest inflated code section: one matrix's codes, one a byte.
 const MAX_CODES: usize = 256 << 20;
 /// Encodings the writer tries for an int8 layer, smallest first: (bits, group). The first that
@@ -31,6 +32,8 @@ const LAYER_ENCODINGS: [(u8, usize); 10] = [
     (6, 32),
     (8, usize::MAX),
 ];
+/// Group widths the writer tries for a layer with a fitted codebook, fewest multipliers first.
+const FITTED_GROUPS: [usize; 5] = [128, 64, 32, 16, 8];
 const WHAT: &str = "encoder file";
 
 impl Encoder {
@@ -42,17 +45,37 @@ impl Encoder {
             .into_iter()
             .flat_map(|(_, bytes)| bytes)
             .collect();
-        let mut out = envelope(ENCODER_MAGIC, ENCODER_VERSION);
+        let mut out = envelope(ENCODER_MAGIC, self.file_version());
         out.str(MODEL_ID);
         out.hashed_body(&body);
         Ok(out.finish())
+    }
+
+    /// The version [`Encoder::to_bytes`] writes: the oldest that holds this encoder, so that a
+    /// plan without fitted codebooks ships the same bytes as before version 4 existed (version 3),
+    /// and one with them version 4.
+    pub fn file_version(&self) -> u32 {
+        let fitted_words = matches!(&self.words, WordEmbeddings::Grouped { table, .. } if !table.levels.is_empty());
+        let fitted_layer = self.layers.iter().any(|l| {
+            [&l.query, &l.key, &l.value, &l.attn_out, &l.ff_in, &l.ff_out]
+                .iter()
+                .any(|lin| matches!(lin, Linear::I8 { levels, .. } if !levels.is_empty()))
+        });
+        if fitted_words || fitted_layer {
+            ENCODER_VERSION
+        } else {
+            3
+        }
     }
 
     /// The file's body in consecutive named parts (`"words.codes"`, `"ff_out.mults"`, ...; a
     /// name repeats once per layer): what [`Encoder::to_bytes`] concatenates, and what a size
     /// report groups by, so that effort goes where the bytes are.
     pub fn file_parts(&self) -> Result<Vec<(&'static str, Vec<u8>)>, AssetError> {
-        let mut parts = Parts::default();
+        let mut parts = Parts {
+            version: self.file_version(),
+            ..Parts::default()
+        };
         let c = &self.config;
         for v in [c.hidden, c.layers, c.heads, c.intermediate, c.max_positions] {
             parts.w.u32(v as u32);
@@ -238,6 +261,8 @@ fn check_row_of(row_of: &[u16], rows: usize, tokenizer: &WordPiece) -> Result<()
 /// A body being written, cut into named parts.
 #[derive(Default)]
 struct Parts {
+    /// The file version being written.
+    version: u32,
     w: Writer,
     done: Vec<(&'static str, Vec<u8>)>,
 }
@@ -255,6 +280,9 @@ fn write_matrix(p: &mut Parts, name: &'static str, m: &Grouped) {
     p.w.u32(m.cols as u32);
     p.w.u8(m.bits);
     p.w.u32(m.group as u32);
+    if p.version >= 4 {
+        p.w.i8s(&m.levels);
+    }
     p.w.bytes(&entropy_code(&ByteCodes::of(m).codes));
     p.cut(names[0]);
     p.w.bytes(&entropy_code(&m.mults));
@@ -365,6 +393,7 @@ fn read_matrix(r: &mut Reader, version: u32) -> Result<ReadMatrix, AssetError> {
     let cols = r.u32()? as usize;
     let bits = r.u8()?;
     let group = r.u32()? as usize;
+    let levels = if version >= 4 { r.i8s()? } else { Vec::new() };
     if version >= 3 {
         let n = rows
             .checked_mul(cols)
@@ -383,6 +412,7 @@ fn read_matrix(r: &mut Reader, version: u32) -> Result<ReadMatrix, AssetError> {
             codes,
             mults,
             row_scale: r.u16s()?,
+            levels,
         };
         m.validate(WHAT)?;
         Ok(ReadMatrix::Bytes(m))
@@ -395,6 +425,7 @@ fn read_matrix(r: &mut Reader, version: u32) -> Result<ReadMatrix, AssetError> {
             packed: r.bytes()?.to_vec(),
             mults: r.bytes()?.to_vec(),
             row_scale: r.u16s()?,
+            levels,
         };
         m.validate(WHAT)?;
         Ok(ReadMatrix::Packed(m))
@@ -409,12 +440,20 @@ fn write_linear(p: &mut Parts, name: &'static str, l: &Linear) -> Result<(), Ass
             smooth,
             b,
             inp,
+            levels,
             ..
         } => {
-            let m = LAYER_ENCODINGS
-                .iter()
-                .find_map(|&(bits, group)| Grouped::from_i8(q, scale, *inp, bits, group.min(*inp)))
-                .ok_or_else(not_quantized)?;
+            let m = if levels.is_empty() {
+                LAYER_ENCODINGS.iter().find_map(|&(bits, group)| {
+                    Grouped::from_i8(q, scale, *inp, bits, group.min(*inp))
+                })
+            } else {
+                let grid = Grid::Levels(levels.clone());
+                FITTED_GROUPS
+                    .iter()
+                    .find_map(|&g| Grouped::from_i8_grid(q, scale, *inp, &grid, g.min(*inp)))
+            }
+            .ok_or_else(not_quantized)?;
             write_matrix(p, name, &m);
             let names = part_names(name);
             let smooth_bits: Vec<u16> = smooth.iter().map(|&v| to_bf16(v)).collect();
@@ -459,6 +498,10 @@ fn read_linear_v2(
         )));
     }
     let (q, scale) = m.to_i8();
+    let levels = match m {
+        ReadMatrix::Packed(g) => g.levels,
+        ReadMatrix::Bytes(g) => g.levels,
+    };
     Ok(Linear::I8 {
         q,
         scale,
@@ -466,6 +509,7 @@ fn read_linear_v2(
         b,
         out,
         inp,
+        levels,
     })
 }
 
@@ -486,6 +530,7 @@ fn read_linear_v1(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, Asse
         b,
         out,
         inp,
+        levels: Vec::new(),
     })
 }
 

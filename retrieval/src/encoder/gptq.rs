@@ -5,30 +5,32 @@
 //! Build time only (the browser never runs it). Hand-written: the algorithm is a few loops over a
 //! Cholesky factor, and no maintained Rust crate implements it.
 
-use super::grouped::{from_bf16, max_mult, qmax, to_bf16};
+use super::grouped::{from_bf16, to_bf16, Grid};
 
 /// Columns rounded between two trailing updates (GPTQ's "lazy batch"): the errors of a block are
 /// pushed onto the columns after it in one matrix product instead of one column at a time, which
 /// turns the O(rows·in²) scalar update into a GEMM.
 const BLOCK: usize = 128;
 
-/// Rounds row-major `w` (`out` rows of `inp`) to `bits`-bit codes with one multiplier per `group`
-/// inputs and a bf16 scale per row, minimizing the output error on inputs of second moment `h`
-/// (`inp × inp`, row-major). Returns int8 values `code × multiplier` and the row scales, the same
-/// layout as [`super::grouped::quantize_rows_grouped`]. Falls back to plain rounding when `h` is
-/// not positive definite even after damping.
-pub fn quantize_gptq(
+/// Rounds row-major `w` (`out` rows of `inp`) to codes of `grid` (see
+/// [`super::grouped::Grid`]) with one multiplier per `group` inputs and a bf16 scale per row,
+/// minimizing the output error on inputs of second moment `h` (`inp × inp`, row-major). Returns
+/// int8 values `level × multiplier` and the row scales, the same layout as
+/// [`super::grouped::quantize_rows_grid`]. Any grid works: each weight is rounded to its nearest
+/// level and the error passed on. Falls back to plain rounding when `h` is not positive definite
+/// even after damping.
+pub fn quantize_gptq_grid(
     w: &[f32],
     inp: usize,
     h: &[f64],
-    bits: u8,
+    grid: &Grid,
     group: usize,
 ) -> (Vec<i8>, Vec<f32>) {
     let group = group.max(1);
     match inverse_cholesky_upper(h, inp) {
         // A block holds whole groups, so a group's multiplier is chosen on fully updated weights.
-        Some(u) => round_blocked(w, inp, &u, bits, group, BLOCK.div_ceil(group) * group),
-        None => super::grouped::quantize_rows_grouped(w, inp, bits, group),
+        Some(u) => round_blocked(w, inp, &u, grid, group, BLOCK.div_ceil(group) * group),
+        None => super::grouped::quantize_rows_grid(w, inp, grid, group),
     }
 }
 
@@ -38,12 +40,12 @@ fn round_blocked(
     w: &[f32],
     inp: usize,
     u: &[f64],
-    bits: u8,
+    grid: &Grid,
     group: usize,
     block: usize,
 ) -> (Vec<i8>, Vec<f32>) {
     let out = w.len() / inp.max(1);
-    let (qm, mm) = (qmax(bits), max_mult(bits));
+    let (qm, mm) = (grid.reach(), grid.max_mult());
     let mut work: Vec<f64> = w.iter().map(|&v| v as f64).collect();
     let mut q = vec![0i8; w.len()];
     let mut scales = Vec::with_capacity(out);
@@ -64,7 +66,7 @@ fn round_blocked(
             if j % group == 0 {
                 let end = (j + group).min(inp);
                 for r in 0..out {
-                    let (m, s) = group_step(&work[r * inp + j..r * inp + end], scales[r], qm, mm);
+                    let (m, s) = group_step(&work[r * inp + j..r * inp + end], scales[r], grid);
                     mult[r] = m;
                     step[r] = s;
                 }
@@ -75,8 +77,8 @@ fn round_blocked(
             for r in 0..out {
                 let v = work[r * inp + j];
                 let (c, deq) = if step[r] > 0.0 {
-                    let c = (v / step[r]).round().clamp(-qm as f64, qm as f64);
-                    (c as i32, c * step[r])
+                    let c = grid.snap(v / step[r]);
+                    (c, c as f64 * step[r])
                 } else {
                     (0, 0.0)
                 };
@@ -109,7 +111,8 @@ fn round_blocked(
 
 /// The multiplier (1..=`mm`) of least squared rounding error for one group of weights, among the
 /// four largest that clip little, and its step `multiplier × row scale`; step 0 for a zero row.
-fn group_step(g: &[f64], row_scale: f32, qm: i32, mm: i32) -> (i32, f64) {
+fn group_step(g: &[f64], row_scale: f32, grid: &Grid) -> (i32, f64) {
+    let (qm, mm) = (grid.reach(), grid.max_mult());
     let base = row_scale as f64;
     if base <= 0.0 {
         return (1, 0.0);
@@ -122,7 +125,7 @@ fn group_step(g: &[f64], row_scale: f32, qm: i32, mm: i32) -> (i32, f64) {
         let e: f64 = g
             .iter()
             .map(|v| {
-                let c = (v / s).round().clamp(-qm as f64, qm as f64);
+                let c = grid.snap(v / s) as f64;
                 (v - c * s) * (v - c * s)
             })
             .sum();
@@ -308,6 +311,17 @@ fn lower_inverse(l: &[f64], n: usize) -> Vec<f64> {
 mod tests {
     use super::*;
 
+    /// [`quantize_gptq_grid`] on the uniform grid of `bits`.
+    fn quantize_gptq(
+        w: &[f32],
+        inp: usize,
+        h: &[f64],
+        bits: u8,
+        group: usize,
+    ) -> (Vec<i8>, Vec<f32>) {
+        quantize_gptq_grid(w, inp, h, &Grid::Uniform(bits), group)
+    }
+
     /// A deterministic generator of uniform values in [-1, 1).
     fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
         move || {
@@ -387,8 +401,8 @@ mod tests {
         let h = gram(&xs, inp);
         let u = inverse_cholesky_upper(&h, inp).unwrap();
         // 320 columns: two full blocks of 128 and a short one.
-        let plain = round_blocked(&w, inp, &u, 4, 32, inp);
-        let blocked = round_blocked(&w, inp, &u, 4, 32, 128);
+        let plain = round_blocked(&w, inp, &u, &Grid::Uniform(4), 32, inp);
+        let blocked = round_blocked(&w, inp, &u, &Grid::Uniform(4), 32, 128);
         assert_eq!(plain.1, blocked.1);
         // Same codes up to float rounding: a value sitting on a rounding boundary may flip.
         let differ = plain

@@ -27,6 +27,197 @@ pub struct Grouped {
     pub mults: Vec<u8>,
     /// One scale per row, a bf16 value (stored as its 16 bits).
     pub row_scale: Vec<u16>,
+    /// Empty: a code stands for `code − 2^(bits−1)` (versions 2 and 3, and uniform matrices of
+    /// version 4). Otherwise the fitted codebook of version 4: code `c` stands for `levels[c]`.
+    pub levels: Vec<i8>,
+}
+
+/// The integer values a group's codes stand for, before its multiplier: the uniform
+/// `-qmax..=qmax`, or a codebook of levels fitted to the matrix (see [`fit_levels`]), which places
+/// more levels where the weights are dense and the inputs large.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Grid {
+    /// `-qmax(bits)..=qmax(bits)`.
+    Uniform(u8),
+    /// Ascending, distinct levels in `-127..=127`, at most 256.
+    Levels(Vec<i8>),
+}
+
+impl Grid {
+    /// The grid of a matrix's code table (`levels` of [`Grouped`]; empty = uniform at `bits`).
+    pub fn of(bits: u8, levels: &[i8]) -> Grid {
+        if levels.is_empty() {
+            Grid::Uniform(bits)
+        } else {
+            Grid::Levels(levels.to_vec())
+        }
+    }
+
+    /// Largest |level| (at least 1).
+    pub fn reach(&self) -> i32 {
+        match self {
+            Grid::Uniform(bits) => qmax(*bits),
+            Grid::Levels(l) => l
+                .iter()
+                .map(|&v| (v as i32).abs())
+                .max()
+                .unwrap_or(1)
+                .max(1),
+        }
+    }
+
+    /// Largest group multiplier: `reach × max_mult ≤ 127`.
+    pub fn max_mult(&self) -> i32 {
+        127 / self.reach()
+    }
+
+    /// The level nearest `x` (in units of the group's step).
+    pub fn snap(&self, x: f64) -> i32 {
+        match self {
+            Grid::Uniform(bits) => {
+                let qm = qmax(*bits) as f64;
+                x.round().clamp(-qm, qm) as i32
+            }
+            Grid::Levels(l) => {
+                let i = l.partition_point(|&v| (v as f64) < x);
+                let above = l.get(i).map(|&v| v as i32);
+                let below = i.checked_sub(1).and_then(|j| l.get(j)).map(|&v| v as i32);
+                match (below, above) {
+                    (Some(b), Some(a)) => {
+                        if x - b as f64 <= a as f64 - x {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    (Some(b), None) => b,
+                    (None, Some(a)) => a,
+                    (None, None) => 0,
+                }
+            }
+        }
+    }
+
+    /// Bits a code needs.
+    pub fn bits(&self) -> u8 {
+        match self {
+            Grid::Uniform(bits) => *bits,
+            Grid::Levels(l) => {
+                (usize::BITS - l.len().saturating_sub(1).leading_zeros()).max(2) as u8
+            }
+        }
+    }
+
+    /// The code table [`Grouped`] stores (empty for the uniform grid).
+    pub fn table(&self) -> Vec<i8> {
+        match self {
+            Grid::Uniform(_) => Vec::new(),
+            Grid::Levels(l) => l.clone(),
+        }
+    }
+}
+
+/// A codebook of `count` integer levels in `-reach..=reach` for a matrix (rows of `cols`) quantized
+/// in groups of `group`: the levels of least squared error, each weight counted with `weight` of its
+/// column (e.g. the diagonal of GPTQ's `Xᵀ X`: a column that sees large inputs matters more), after
+/// scaling each group as [`quantize_rows_grid`] would. Exact: in one dimension the best levels
+/// cut the sorted values into contiguous runs, so a dynamic programme over the `2·reach + 1`
+/// candidate integers finds them (SqueezeLLM fits its codebooks with weighted k-means instead).
+pub fn fit_levels(
+    w: &[f32],
+    cols: usize,
+    weight: &[f64],
+    group: usize,
+    count: usize,
+    reach: i32,
+) -> Vec<i8> {
+    let reach = reach.clamp(1, 127);
+    let mm = 127 / reach;
+    let group = group.max(1);
+    // Weighted histogram of the scaled values, `BINS` bins a unit.
+    const BINS: i32 = 16;
+    let nb = (2 * reach * BINS + 1) as usize;
+    let mut hist = vec![0f64; nb];
+    for row in w.chunks_exact(cols.max(1)) {
+        let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let base = from_bf16(to_bf16(max / (reach * mm) as f32)) as f64;
+        if base <= 0.0 || !base.is_finite() {
+            continue;
+        }
+        for (gi, g) in row.chunks(group).enumerate() {
+            let gmax = g.iter().fold(0f32, |m, v| m.max(v.abs())) as f64;
+            let m = ((gmax / (reach as f64 * base)).ceil() as i32).clamp(1, mm);
+            let step = m as f64 * base;
+            for (k, &v) in g.iter().enumerate() {
+                let x = (v as f64 / step).clamp(-reach as f64, reach as f64);
+                let b = ((x + reach as f64) * BINS as f64).round() as usize;
+                let wk = weight.get(gi * group + k).copied().unwrap_or(1.0).max(0.0);
+                hist[b.min(nb - 1)] += wk;
+            }
+        }
+    }
+    let pos = |b: usize| b as f64 / BINS as f64 - reach as f64;
+    let cands: Vec<i32> = (-reach..=reach).collect();
+    let p = cands.len();
+    let count = count.clamp(1, p);
+    let bin_of = |c: i32| ((c + reach) * BINS) as usize;
+    // Cost of the bins strictly between candidates a < b, each to the nearer; left of a; right of b.
+    let between = |a: usize, b: usize| -> f64 {
+        let (ca, cb) = (cands[a] as f64, cands[b] as f64);
+        (bin_of(cands[a]) + 1..bin_of(cands[b]))
+            .map(|i| {
+                let x = pos(i);
+                hist[i] * (x - ca).powi(2).min((cb - x).powi(2))
+            })
+            .sum()
+    };
+    let left = |a: usize| -> f64 {
+        (0..bin_of(cands[a]))
+            .map(|i| hist[i] * (pos(i) - cands[a] as f64).powi(2))
+            .sum()
+    };
+    let right = |b: usize| -> f64 {
+        (bin_of(cands[b]) + 1..nb)
+            .map(|i| hist[i] * (pos(i) - cands[b] as f64).powi(2))
+            .sum()
+    };
+    let mut seg = vec![0f64; p * p];
+    for a in 0..p {
+        for b in a + 1..p {
+            seg[a * p + b] = between(a, b);
+        }
+    }
+    // best[j][b]: least cost of the values up to candidate b with j + 1 levels, the last at b.
+    let mut best = vec![vec![f64::INFINITY; p]; count];
+    let mut from = vec![vec![usize::MAX; p]; count];
+    for (b, first) in best[0].iter_mut().enumerate() {
+        *first = left(b);
+    }
+    for j in 1..count {
+        for b in j..p {
+            for a in j - 1..b {
+                let c = best[j - 1][a] + seg[a * p + b];
+                if c < best[j][b] {
+                    best[j][b] = c;
+                    from[j][b] = a;
+                }
+            }
+        }
+    }
+    let mut end = (count - 1..p)
+        .min_by(|&x, &y| {
+            (best[count - 1][x] + right(x)).total_cmp(&(best[count - 1][y] + right(y)))
+        })
+        .unwrap_or(p - 1);
+    let mut levels = Vec::with_capacity(count);
+    for j in (0..count).rev() {
+        levels.push(cands[end] as i8);
+        if j > 0 {
+            end = from[j][end];
+        }
+    }
+    levels.reverse();
+    levels
 }
 
 /// Largest code magnitude at `bits`: codes run over `-qmax..=qmax`.
@@ -61,7 +252,17 @@ pub fn quantize_rows_grouped(
     bits: u8,
     group: usize,
 ) -> (Vec<i8>, Vec<f32>) {
-    let (qm, mm) = (qmax(bits), max_mult(bits));
+    quantize_rows_grid(w, cols, &Grid::Uniform(bits), group)
+}
+
+/// [`quantize_rows_grouped`] on any [`Grid`]: each value is `level × multiplier`.
+pub fn quantize_rows_grid(
+    w: &[f32],
+    cols: usize,
+    grid: &Grid,
+    group: usize,
+) -> (Vec<i8>, Vec<f32>) {
+    let (qm, mm) = (grid.reach(), grid.max_mult());
     let group = group.max(1);
     let mut q = vec![0i8; w.len()];
     let mut scales = Vec::with_capacity(w.len() / cols.max(1));
@@ -81,7 +282,7 @@ pub fn quantize_rows_grouped(
                 let err: f32 = s
                     .iter()
                     .map(|v| {
-                        let c = (v / step).round().clamp(-qm as f32, qm as f32);
+                        let c = grid.snap((v / step) as f64) as f32;
                         (v - c * step) * (v - c * step)
                     })
                     .sum();
@@ -91,8 +292,7 @@ pub fn quantize_rows_grouped(
             }
             let step = best.1 as f32 * base;
             for (v, o) in s.iter().zip(d.iter_mut()) {
-                let c = (v / step).round().clamp(-qm as f32, qm as f32) as i32;
-                *o = (c * best.1) as i8;
+                *o = (grid.snap((v / step) as f64) * best.1) as i8;
             }
         }
     }
@@ -110,20 +310,57 @@ impl Grouped {
         bits: u8,
         group: usize,
     ) -> Option<Grouped> {
-        if !(2..=8).contains(&bits) || group == 0 || cols == 0 || q.len() != scales.len() * cols {
+        if !(2..=8).contains(&bits) {
             return None;
         }
-        let (qm, mm) = (qmax(bits), max_mult(bits));
+        Grouped::from_i8_grid(q, scales, cols, &Grid::Uniform(bits), group)
+    }
+
+    /// [`Grouped::from_i8`] for values made by [`quantize_rows_grid`] on `grid`.
+    pub fn from_i8_grid(
+        q: &[i8],
+        scales: &[f32],
+        cols: usize,
+        grid: &Grid,
+        group: usize,
+    ) -> Option<Grouped> {
+        let bits = grid.bits();
+        if !(1..=8).contains(&bits) || group == 0 || cols == 0 || q.len() != scales.len() * cols {
+            return None;
+        }
+        // The code of each level value (offset by 128), or none.
+        let mut code_of = [None::<u8>; 256];
+        match grid {
+            Grid::Uniform(b) => {
+                let qm = qmax(*b);
+                for c in -qm..=qm {
+                    code_of[(c + 128) as usize] = Some((c + qm + 1) as u8);
+                }
+            }
+            Grid::Levels(l) => {
+                if l.is_empty() || l.len() > 256 {
+                    return None;
+                }
+                for (i, &v) in l.iter().enumerate() {
+                    code_of[(v as i32 + 128) as usize] = Some(i as u8);
+                }
+            }
+        }
+        let mm = grid.max_mult();
         let mut codes = Vec::with_capacity(q.len());
         let mut mults = Vec::new();
         for row in q.chunks_exact(cols) {
             for g in row.chunks(group) {
                 let m = (1..=mm).find(|m| {
-                    g.iter()
-                        .all(|&v| v as i32 % m == 0 && (v as i32 / m).abs() <= qm)
+                    g.iter().all(|&v| {
+                        v as i32 % m == 0 && code_of[(v as i32 / m + 128) as usize].is_some()
+                    })
                 })?;
                 mults.push(m as u8);
-                codes.extend(g.iter().map(|&v| (v as i32 / m + qm + 1) as u8));
+                codes.extend(
+                    g.iter()
+                        .map(|&v| code_of[(v as i32 / m + 128) as usize].unwrap_or(0)),
+                );
             }
         }
         let row_scale: Vec<u16> = scales.iter().map(|&s| to_bf16(s)).collect();
@@ -142,6 +379,7 @@ impl Grouped {
             packed: pack(&codes, bits),
             mults,
             row_scale,
+            levels: grid.table(),
         })
     }
 
@@ -162,15 +400,16 @@ impl Grouped {
         {
             return Err(bad("matrix sizes disagree with its shape".into()));
         }
-        let mm = max_mult(self.bits);
-        if self.mults.iter().any(|&m| m == 0 || m as i32 > mm) {
-            return Err(bad("group multiplier out of range".into()));
-        }
+        check_levels(&self.levels, self.bits, &self.mults, what)?;
         if self.row_scale.iter().any(|&s| !from_bf16(s).is_finite()) {
             return Err(AssetError::NotFinite { what });
         }
-        if (0..n).any(|i| self.code(i) == 0) {
-            return Err(bad("code 0 is not used".into()));
+        if self.levels.is_empty() {
+            if (0..n).any(|i| self.code(i) == 0) {
+                return Err(bad("code 0 is not used".into()));
+            }
+        } else if (0..n).any(|i| self.code(i) as usize >= self.levels.len()) {
+            return Err(bad("a code past the end of the level table".into()));
         }
         Ok(())
     }
@@ -193,7 +432,7 @@ impl Grouped {
             .get(r * groups_per_row + c / self.group)
             .copied()
             .unwrap_or(0) as i32;
-        (self.code(idx) as i32 - qmax(self.bits) - 1) * m
+        level(&self.levels, self.bits, self.code(idx) as u8) * m
     }
 
     /// The int8 matrix and its row scales (what an int8 layer multiplies with). Call on a
@@ -236,6 +475,39 @@ pub struct ByteCodes {
     pub mults: Vec<u8>,
     /// One scale per row, a bf16 value.
     pub row_scale: Vec<u16>,
+    /// The code table, as [`Grouped::levels`].
+    pub levels: Vec<i8>,
+}
+
+/// The level code `c` stands for: in `levels`, or `c − 2^(bits−1)` when it is empty.
+fn level(levels: &[i8], bits: u8, c: u8) -> i32 {
+    if levels.is_empty() {
+        c as i32 - qmax(bits) - 1
+    } else {
+        levels.get(c as usize).copied().unwrap_or(0) as i32
+    }
+}
+
+/// Checks a code table and the multipliers against it: at most `2^bits` levels, and every
+/// `level × multiplier` inside int8.
+fn check_levels(
+    levels: &[i8],
+    bits: u8,
+    mults: &[u8],
+    what: &'static str,
+) -> Result<(), AssetError> {
+    let bad = |reason: String| AssetError::Corrupt { what, reason };
+    if levels.len() > 1usize << bits || levels.contains(&i8::MIN) {
+        return Err(bad(format!(
+            "a level table of {} entries at {bits} bits",
+            levels.len()
+        )));
+    }
+    let mm = Grid::of(bits, levels).max_mult();
+    if mults.iter().any(|&m| m == 0 || m as i32 > mm) {
+        return Err(bad("group multiplier out of range".into()));
+    }
+    Ok(())
 }
 
 impl ByteCodes {
@@ -249,6 +521,7 @@ impl ByteCodes {
             codes: (0..m.rows * m.cols).map(|i| m.code(i) as u8).collect(),
             mults: m.mults.clone(),
             row_scale: m.row_scale.clone(),
+            levels: m.levels.clone(),
         }
     }
 
@@ -267,19 +540,20 @@ impl ByteCodes {
         {
             return Err(bad("matrix sizes disagree with its shape".into()));
         }
-        let mm = max_mult(self.bits);
-        if self.mults.iter().any(|&m| m == 0 || m as i32 > mm) {
-            return Err(bad("group multiplier out of range".into()));
-        }
+        check_levels(&self.levels, self.bits, &self.mults, what)?;
         if self.row_scale.iter().any(|&s| !from_bf16(s).is_finite()) {
             return Err(AssetError::NotFinite { what });
         }
-        if self
-            .codes
-            .iter()
-            .any(|&c| c == 0 || u32::from(c) >> self.bits != 0)
-        {
-            return Err(bad(format!("a code is 0 or wider than {} bits", self.bits)));
+        if self.levels.is_empty() {
+            if self
+                .codes
+                .iter()
+                .any(|&c| c == 0 || u32::from(c) >> self.bits != 0)
+            {
+                return Err(bad(format!("a code is 0 or wider than {} bits", self.bits)));
+            }
+        } else if self.codes.iter().any(|&c| c as usize >= self.levels.len()) {
+            return Err(bad("a code past the end of the level table".into()));
         }
         Ok(())
     }
@@ -287,7 +561,10 @@ impl ByteCodes {
     /// The int8 matrix and its row scales, as [`Grouped::to_i8`] gives them. Call on a validated
     /// matrix only.
     pub fn to_i8(&self) -> (Vec<i8>, Vec<f32>) {
-        let offset = qmax(self.bits) + 1;
+        // The level of each code, so the loop is one lookup a value.
+        let table: Vec<i32> = (0..=255u8)
+            .map(|c| level(&self.levels, self.bits, c))
+            .collect();
         let mut q = Vec::with_capacity(self.codes.len());
         for (row, mults) in self
             .codes
@@ -297,7 +574,7 @@ impl ByteCodes {
             for (g, &m) in row.chunks(self.group).zip(mults) {
                 q.extend(
                     g.iter()
-                        .map(|&c| ((c as i32 - offset) * m as i32).clamp(-127, 127) as i8),
+                        .map(|&c| (table[c as usize] * m as i32).clamp(-127, 127) as i8),
                 );
             }
         }
@@ -314,6 +591,7 @@ impl ByteCodes {
             packed: pack(&self.codes, self.bits),
             mults: self.mults,
             row_scale: self.row_scale,
+            levels: self.levels,
         }
     }
 }
@@ -415,6 +693,7 @@ mod tests {
             codes: vec![15, 1],
             mults: vec![1],
             row_scale: vec![to_bf16(1.0)],
+            levels: Vec::new(),
         };
         ok.validate("t").unwrap();
         for bad in [
@@ -441,6 +720,101 @@ mod tests {
         ] {
             assert!(bad.validate("t").is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn snap_picks_the_nearest_level() {
+        let g = Grid::Levels(vec![-9, -3, 0, 2, 11]);
+        for (x, want) in [
+            (-20.0, -9),
+            (-6.1, -9),
+            (-5.9, -3),
+            (0.9, 0),
+            (1.1, 2),
+            (6.4, 2),
+            (6.6, 11),
+            (99.0, 11),
+        ] {
+            assert_eq!(g.snap(x), want, "{x}");
+        }
+        assert_eq!((g.reach(), g.max_mult(), g.bits()), (11, 11, 3));
+        assert_eq!(Grid::Uniform(4).snap(7.6), 7);
+        assert_eq!(Grid::Uniform(4).snap(-2.4), -2);
+    }
+
+    /// Weighted squared error of rounding the scaled values `xs` to `levels`.
+    fn cost(xs: &[(f64, f64)], levels: &[i8]) -> f64 {
+        let g = Grid::Levels(levels.to_vec());
+        xs.iter()
+            .map(|&(x, w)| w * (x - g.snap(x) as f64).powi(2))
+            .sum()
+    }
+
+    #[test]
+    fn fitted_levels_are_the_best_subset_of_the_grid() {
+        // One row of one group whose largest value scales to the grid's reach (7 at 3 bits: the
+        // multiplier is 127 / 7 = 18 and the row scale max / 126, so value / step = value × 7 / max).
+        let w: Vec<f32> = (0..32)
+            .map(|i| {
+                let t = (i as f32 * 0.37).sin();
+                t * t * t * 7.0
+            })
+            .collect();
+        let weight: Vec<f64> = (0..32).map(|i| 1.0 + (i % 3) as f64).collect();
+        let levels = fit_levels(&w, 32, &weight, 32, 4, 7);
+        assert_eq!(levels.len(), 4);
+        assert!(levels.windows(2).all(|p| p[0] < p[1]), "{levels:?}");
+        let max = w.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let xs: Vec<(f64, f64)> = w
+            .iter()
+            .zip(&weight)
+            .map(|(&v, &k)| ((v * 7.0 / max) as f64, k))
+            .collect();
+        // Brute force over every 4 of the 15 integers.
+        let mut best = f64::INFINITY;
+        for a in -7..=7i8 {
+            for b in a + 1..=7 {
+                for c in b + 1..=7 {
+                    for d in c + 1..=7 {
+                        best = best.min(cost(&xs, &[a, b, c, d]));
+                    }
+                }
+            }
+        }
+        // The fit works on a histogram of 1/16 bins: allow that much.
+        assert!(
+            cost(&xs, &levels) <= best * 1.02 + 1e-9,
+            "{levels:?}: {} vs {best}",
+            cost(&xs, &levels)
+        );
+    }
+
+    #[test]
+    fn a_fitted_grid_round_trips_through_both_layouts() {
+        let w: Vec<f32> = (0..4 * 48)
+            .map(|i| ((i * 17 % 31) as f32 - 15.0).powi(3) / 900.0)
+            .collect();
+        let levels = fit_levels(&w, 48, &[], 16, 8, 7);
+        let grid = Grid::Levels(levels.clone());
+        let (q, s) = quantize_rows_grid(&w, 48, &grid, 16);
+        let g = Grouped::from_i8_grid(&q, &s, 48, &grid, 16).unwrap();
+        assert_eq!((g.bits, g.levels.clone()), (3, levels));
+        g.validate("t").unwrap();
+        assert_eq!(g.to_i8(), (q.clone(), s.clone()));
+        let b = ByteCodes::of(&g);
+        b.validate("t").unwrap();
+        assert_eq!(b.to_i8(), (q, s));
+        assert_eq!(b.clone().into_grouped(), g);
+        // A code past the table, a table too long for the bits, a multiplier too large for it.
+        let mut bad = b.clone();
+        bad.levels.pop();
+        assert!(bad.validate("t").is_err() || !bad.codes.contains(&7));
+        let mut bad = b.clone();
+        bad.levels = (0..9).collect();
+        assert!(bad.validate("t").is_err());
+        let mut bad = b;
+        bad.mults[0] = (127 / grid.reach() + 1) as u8;
+        assert!(bad.validate("t").is_err());
     }
 
     #[test]

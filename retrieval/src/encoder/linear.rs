@@ -30,6 +30,9 @@ pub enum Linear {
         out: usize,
         /// Input width.
         inp: usize,
+        /// Empty, or the fitted codebook every `q` is a multiple of (see
+        /// [`super::grouped::fit_levels`]): what the file stores the codes against.
+        levels: Vec<i8>,
     },
 }
 
@@ -60,6 +63,7 @@ impl Linear {
                     b: b.clone(),
                     out: *out,
                     inp: *inp,
+                    levels: Vec::new(),
                 }
             }
             other => other.clone(),
@@ -70,8 +74,16 @@ impl Linear {
     /// [`super::grouped`]), held as int8; int8 layers are returned as they are.
     /// With calibration statistics, input column k is first balanced by
     /// `s_k = max|x_k|^alpha / max|w_k|^(1-alpha)` (SmoothQuant, when `alpha > 0`), and the
-    /// rounding is GPTQ's (when `gptq`).
-    pub fn quantized_grouped(&self, bits: u8, group: usize, calib: Option<Calibration>) -> Linear {
+    /// rounding is GPTQ's (when `gptq`). With `fitted`, the codes stand for a codebook of `2^bits`
+    /// levels fitted to the weights (see [`super::grouped::fit_levels`]; columns weighted by the
+    /// diagonal of `Xᵀ X` when there is one) rather than for the uniform `-qmax..=qmax`.
+    pub fn quantized_grouped(
+        &self,
+        bits: u8,
+        group: usize,
+        calib: Option<Calibration>,
+        fitted: bool,
+    ) -> Linear {
         match self {
             Linear::F32 { w, b, out, inp } => {
                 let calib = calib.filter(|c| c.max.len() == *inp);
@@ -93,6 +105,31 @@ impl Linear {
                 // At 8 bits plain rounding is already close; GPTQ would only cost build time
                 // (its largest factorization is the 1536-wide FFN contraction's).
                 let gptq = calib.filter(|c| c.gptq && bits < 8 && c.gram.len() == inp * inp);
+                let gram_diag = |c: &Calibration| -> Vec<f64> {
+                    (0..*inp)
+                        .map(|k| {
+                            let sk = smooth.get(k).copied().unwrap_or(1.0) as f64;
+                            c.gram.get(k * inp + k).copied().unwrap_or(1.0) as f64 / (sk * sk)
+                        })
+                        .collect()
+                };
+                let grid = if fitted && bits < 8 {
+                    let weight = match calib.as_ref().filter(|c| c.gram.len() == inp * inp) {
+                        Some(c) => gram_diag(c),
+                        None => vec![1.0; *inp],
+                    };
+                    let count = 1usize << bits;
+                    super::grouped::Grid::Levels(super::grouped::fit_levels(
+                        w,
+                        *inp,
+                        &weight,
+                        group,
+                        count,
+                        (count - 1) as i32,
+                    ))
+                } else {
+                    super::grouped::Grid::Uniform(bits)
+                };
                 let (q, scale) = match gptq {
                     Some(c) => {
                         // The rounded weights see the balanced inputs x / s.
@@ -107,9 +144,9 @@ impl Linear {
                                 v as f64 / (s(a) * s(b))
                             })
                             .collect();
-                        super::gptq::quantize_gptq(w, n, &h, bits, group)
+                        super::gptq::quantize_gptq_grid(w, n, &h, &grid, group)
                     }
-                    None => super::grouped::quantize_rows_grouped(w, *inp, bits, group),
+                    None => super::grouped::quantize_rows_grid(w, *inp, &grid, group),
                 };
                 Linear::I8 {
                     q,
@@ -118,6 +155,7 @@ impl Linear {
                     b: b.clone(),
                     out: *out,
                     inp: *inp,
+                    levels: grid.table(),
                 }
             }
             other => other.clone(),

@@ -157,6 +157,11 @@ pub struct QuantPlan {
     pub smooth_percent: u8,
     /// Round with GPTQ (error feedback weighted by the calibration inputs) rather than to nearest.
     pub gptq: bool,
+    /// Per matrix kind (the order of `bits`, every layer): codes stand for a codebook of
+    /// `2^bits` levels fitted to the matrix rather than for the uniform grid (file version 4).
+    pub fitted: [bool; 6],
+    /// The same for the word table.
+    pub word_fitted: bool,
 }
 
 impl Default for QuantPlan {
@@ -169,6 +174,8 @@ impl Default for QuantPlan {
             word_group: 32,
             smooth_percent: 50,
             gptq: true,
+            fitted: [false; 6],
+            word_fitted: false,
         }
     }
 }
@@ -572,9 +579,21 @@ impl Encoder {
                         rows.extend_from_slice(&table[id * h..(id + 1) * h]);
                     }
                 }
-                let (q, s) =
-                    grouped::quantize_rows_grouped(&rows, h, plan.word_bits, plan.word_group);
-                match Grouped::from_i8(&q, &s, h, plan.word_bits, plan.word_group) {
+                let grid = if plan.word_fitted && plan.word_bits < 8 {
+                    let count = 1usize << plan.word_bits;
+                    grouped::Grid::Levels(grouped::fit_levels(
+                        &rows,
+                        h,
+                        &[],
+                        plan.word_group,
+                        count,
+                        (count - 1) as i32,
+                    ))
+                } else {
+                    grouped::Grid::Uniform(plan.word_bits)
+                };
+                let (q, s) = grouped::quantize_rows_grid(&rows, h, &grid, plan.word_group);
+                match Grouped::from_i8_grid(&q, &s, h, &grid, plan.word_group) {
                     Some(table) => WordEmbeddings::Grouped { row_of, table },
                     None => {
                         let (packed, scales) = quantize_q4(&rows);
@@ -613,7 +632,7 @@ impl Encoder {
         let last = self.layers.len().saturating_sub(1);
         let alpha = plan.smooth_percent as f32 / 100.0;
         // Every matrix is rounded independently: (matrix, bits, which input statistics).
-        let jobs: Vec<(&Linear, u8, Option<linear::Calibration>)> = self
+        let jobs: Vec<(&Linear, u8, Option<linear::Calibration>, bool)> = self
             .layers
             .iter()
             .enumerate()
@@ -627,19 +646,21 @@ impl Encoder {
                     })
                 };
                 let b = if i == last { plan.last_bits } else { plan.bits };
+                let f = plan.fitted;
                 [
-                    (&l.query, b[0], r(0)),
-                    (&l.key, b[1], r(0)),
-                    (&l.value, b[2], r(0)),
-                    (&l.attn_out, b[3], r(1)),
-                    (&l.ff_in, b[4], r(2)),
-                    (&l.ff_out, b[5], r(3)),
+                    (&l.query, b[0], r(0), f[0]),
+                    (&l.key, b[1], r(0), f[1]),
+                    (&l.value, b[2], r(0), f[2]),
+                    (&l.attn_out, b[3], r(1), f[3]),
+                    (&l.ff_in, b[4], r(2), f[4]),
+                    (&l.ff_out, b[5], r(3), f[5]),
                 ]
             })
             .collect();
-        let quantize = |(lin, bits, calib): &(&Linear, u8, Option<linear::Calibration>)| {
-            lin.quantized_grouped(*bits, g, *calib)
-        };
+        let quantize =
+            |(lin, bits, calib, fitted): &(&Linear, u8, Option<linear::Calibration>, bool)| {
+                lin.quantized_grouped(*bits, g, *calib, *fitted)
+            };
         #[cfg(feature = "parallel")]
         let done: Vec<Linear> = {
             use rayon::prelude::*;
