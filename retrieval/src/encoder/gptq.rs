@@ -5,7 +5,7 @@
 //! Build time only (the browser never runs it). Hand-written: the algorithm is a few loops over a
 //! Cholesky factor, and no maintained Rust crate implements it.
 
-use super::grouped::{from_bf16, to_bf16, Grid};
+use super::grouped::Grid;
 
 /// Columns rounded between two trailing updates (GPTQ's "lazy batch"): the errors of a block are
 /// pushed onto the columns after it in one matrix product instead of one column at a time, which
@@ -25,17 +25,28 @@ pub fn quantize_gptq_grid(
     h: &[f64],
     grid: &Grid,
     group: usize,
+    precision: Option<f32>,
 ) -> (Vec<i8>, Vec<f32>) {
     let group = group.max(1);
     match inverse_cholesky_upper(h, inp) {
         // A block holds whole groups, so a group's multiplier is chosen on fully updated weights.
-        Some(u) => round_blocked(w, inp, &u, grid, group, BLOCK.div_ceil(group) * group),
-        None => super::grouped::quantize_rows_grid(w, inp, grid, group),
+        Some(u) => round_blocked(
+            w,
+            inp,
+            &u,
+            grid,
+            group,
+            BLOCK.div_ceil(group) * group,
+            precision,
+        ),
+        None => super::grouped::quantize_rows_grid(w, inp, grid, group, precision),
     }
 }
 
 /// GPTQ's rounding given the upper Cholesky factor `u` of `H⁻¹`, `block` columns (a multiple of
 /// `group`) between trailing updates; `block ≥ inp` is the plain column-by-column form.
+/// (Rounding the columns of largest `H` diagonal first, GPTQ's "act order" with each group's
+/// multiplier fixed up front, was measured: +0.0002 of mean cosine on the sample book, not kept.)
 fn round_blocked(
     w: &[f32],
     inp: usize,
@@ -43,19 +54,14 @@ fn round_blocked(
     grid: &Grid,
     group: usize,
     block: usize,
+    precision: Option<f32>,
 ) -> (Vec<i8>, Vec<f32>) {
     let out = w.len() / inp.max(1);
-    let (qm, mm) = (grid.reach(), grid.max_mult());
     let mut work: Vec<f64> = w.iter().map(|&v| v as f64).collect();
     let mut q = vec![0i8; w.len()];
-    let mut scales = Vec::with_capacity(out);
+    let scales = super::grouped::row_scales(w, inp, grid, precision);
     let mut step = vec![0f64; out];
     let mut mult = vec![1i32; out];
-    for r in 0..out {
-        let row = &w[r * inp..(r + 1) * inp];
-        let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
-        scales.push(from_bf16(to_bf16(max / (qm * mm) as f32)));
-    }
     let block = block.max(1);
     // The scaled rounding errors of the current block, `out × block`.
     let mut errs = vec![0f64; out * block];
@@ -319,7 +325,7 @@ mod tests {
         bits: u8,
         group: usize,
     ) -> (Vec<i8>, Vec<f32>) {
-        quantize_gptq_grid(w, inp, h, &Grid::Uniform(bits), group)
+        quantize_gptq_grid(w, inp, h, &Grid::Uniform(bits), group, None)
     }
 
     /// A deterministic generator of uniform values in [-1, 1).
@@ -401,8 +407,8 @@ mod tests {
         let h = gram(&xs, inp);
         let u = inverse_cholesky_upper(&h, inp).unwrap();
         // 320 columns: two full blocks of 128 and a short one.
-        let plain = round_blocked(&w, inp, &u, &Grid::Uniform(4), 32, inp);
-        let blocked = round_blocked(&w, inp, &u, &Grid::Uniform(4), 32, 128);
+        let plain = round_blocked(&w, inp, &u, &Grid::Uniform(4), 32, inp, None);
+        let blocked = round_blocked(&w, inp, &u, &Grid::Uniform(4), 32, 128, None);
         assert_eq!(plain.1, blocked.1);
         // Same codes up to float rounding: a value sitting on a rounding boundary may flip.
         let differ = plain

@@ -252,23 +252,52 @@ pub fn quantize_rows_grouped(
     bits: u8,
     group: usize,
 ) -> (Vec<i8>, Vec<f32>) {
-    quantize_rows_grid(w, cols, &Grid::Uniform(bits), group)
+    quantize_rows_grid(w, cols, &Grid::Uniform(bits), group, None)
 }
 
-/// [`quantize_rows_grouped`] on any [`Grid`]: each value is `level × multiplier`.
+/// Each row's scale (a bf16 value): its largest |value| over `reach × max_mult`, so that the
+/// largest group's multiplier is the largest; or, with `precision`, its values' rms over
+/// `precision` (a row whose largest value is past that step's reach takes the coarser step that
+/// holds it). With [`Grid::Uniform`]`(8)` and one group a row, every weight of a row is then
+/// rounded to the same step: once the codes are entropy-coded, a group of small weights costs
+/// few bits instead of as many as any other group, which buys more fidelity for the same bytes
+/// than a step per group fitted to its largest value (`tests/encoder_plans.rs` in the index
+/// builder: see `QuantPlan::precision`).
+pub fn row_scales(w: &[f32], cols: usize, grid: &Grid, precision: Option<f32>) -> Vec<f32> {
+    let (qm, mm) = (grid.reach(), grid.max_mult());
+    w.chunks_exact(cols.max(1))
+        .map(|row| {
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let least = max / (qm * mm) as f32;
+            let step = precision.filter(|&p| p > 0.0).map_or(least, |p| {
+                let rms = (row.iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>()
+                    / row.len().max(1) as f64)
+                    .sqrt() as f32;
+                (rms / p).max(least)
+            });
+            from_bf16(to_bf16(step))
+        })
+        .collect()
+}
+
+/// [`quantize_rows_grouped`] on any [`Grid`]: each value is `level × multiplier`. With
+/// `precision`, each row's step is its rms over it (see [`row_scales`]).
 pub fn quantize_rows_grid(
     w: &[f32],
     cols: usize,
     grid: &Grid,
     group: usize,
+    precision: Option<f32>,
 ) -> (Vec<i8>, Vec<f32>) {
     let (qm, mm) = (grid.reach(), grid.max_mult());
     let group = group.max(1);
     let mut q = vec![0i8; w.len()];
     let mut scales = Vec::with_capacity(w.len() / cols.max(1));
-    for (src, dst) in w.chunks_exact(cols).zip(q.chunks_exact_mut(cols)) {
-        let max = src.iter().fold(0f32, |m, v| m.max(v.abs()));
-        let base = from_bf16(to_bf16(max / (qm * mm) as f32));
+    for ((src, dst), base) in w
+        .chunks_exact(cols)
+        .zip(q.chunks_exact_mut(cols))
+        .zip(row_scales(w, cols, grid, precision))
+    {
         scales.push(base);
         if base <= 0.0 || !base.is_finite() {
             continue;
@@ -796,7 +825,7 @@ mod tests {
             .collect();
         let levels = fit_levels(&w, 48, &[], 16, 8, 7);
         let grid = Grid::Levels(levels.clone());
-        let (q, s) = quantize_rows_grid(&w, 48, &grid, 16);
+        let (q, s) = quantize_rows_grid(&w, 48, &grid, 16, None);
         let g = Grouped::from_i8_grid(&q, &s, 48, &grid, 16).unwrap();
         assert_eq!((g.bits, g.levels.clone()), (3, levels));
         g.validate("t").unwrap();
@@ -815,6 +844,27 @@ mod tests {
         let mut bad = b;
         bad.mults[0] = (127 / grid.reach() + 1) as u8;
         assert!(bad.validate("t").is_err());
+    }
+
+    #[test]
+    fn a_row_step_is_the_rows_rms_over_the_precision_unless_a_value_would_clip() {
+        // Row 0: rms 2, step 2 / 100. Row 1: rms 100, step 1, but 200 would then be 200 steps:
+        // the step is 200 / 127.
+        let mut w = vec![2f32, -2.0, 2.0, -2.0];
+        w.extend([200.0, 0.0, 0.0, 0.0]);
+        let s = row_scales(&w, 4, &Grid::Uniform(8), Some(100.0));
+        assert_eq!(s[0], from_bf16(to_bf16(0.02)));
+        assert_eq!(s[1], from_bf16(to_bf16(200.0 / 127.0)));
+        let (q, scales) = quantize_rows_grid(&w, 4, &Grid::Uniform(8), 4, Some(100.0));
+        assert_eq!(&q[..4], &[100, -100, 100, -100]);
+        assert_eq!(q[4], 127);
+        // Any such matrix is written exactly by some encoding of the writer.
+        assert!(Grouped::from_i8(&q, &scales, 4, 8, 4).is_some());
+        // Without a precision, the step comes from the row's largest value as before.
+        assert_eq!(
+            row_scales(&w, 4, &Grid::Uniform(4), None)[0],
+            from_bf16(to_bf16(2.0 / 126.0))
+        );
     }
 
     #[test]

@@ -76,13 +76,16 @@ impl Linear {
     /// `s_k = max|x_k|^alpha / max|w_k|^(1-alpha)` (SmoothQuant, when `alpha > 0`), and the
     /// rounding is GPTQ's (when `gptq`). With `fitted`, the codes stand for a codebook of `2^bits`
     /// levels fitted to the weights (see [`super::grouped::fit_levels`]; columns weighted by the
-    /// diagonal of `Xᵀ X` when there is one) rather than for the uniform `-qmax..=qmax`.
+    /// diagonal of `Xᵀ X` when there is one) rather than for the uniform `-qmax..=qmax`. With
+    /// `precision > 0`, every weight of a row is rounded to one step, the row's rms over
+    /// `precision` (codes entropy-coded: see [`super::grouped::row_scales`]).
     pub fn quantized_grouped(
         &self,
         bits: u8,
         group: usize,
         calib: Option<Calibration>,
         fitted: bool,
+        precision: f32,
     ) -> Linear {
         match self {
             Linear::F32 { w, b, out, inp } => {
@@ -113,7 +116,16 @@ impl Linear {
                         })
                         .collect()
                 };
-                let grid = if fitted && bits < 8 {
+                // One step a row, its rms over `precision`, codes up to ±127 (see
+                // `grouped::row_scales`).
+                let (row_precision, group) = if precision > 0.0 && bits < 8 {
+                    (Some(precision), *inp)
+                } else {
+                    (None, group)
+                };
+                let grid = if row_precision.is_some() {
+                    super::grouped::Grid::Uniform(8)
+                } else if fitted && bits < 8 {
                     let weight = match calib.as_ref().filter(|c| c.gram.len() == inp * inp) {
                         Some(c) => gram_diag(c),
                         None => vec![1.0; *inp],
@@ -144,9 +156,11 @@ impl Linear {
                                 v as f64 / (s(a) * s(b))
                             })
                             .collect();
-                        super::gptq::quantize_gptq_grid(w, n, &h, &grid, group)
+                        super::gptq::quantize_gptq_grid(w, n, &h, &grid, group, row_precision)
                     }
-                    None => super::grouped::quantize_rows_grid(w, *inp, &grid, group),
+                    None => {
+                        super::grouped::quantize_rows_grid(w, *inp, &grid, group, row_precision)
+                    }
                 };
                 Linear::I8 {
                     q,
