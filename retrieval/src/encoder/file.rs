@@ -12,7 +12,8 @@ use crate::tokenizer::WordPiece;
 
 /// First bytes of an encoder file.
 pub const ENCODER_MAGIC: &[u8; 8] = b"BKCHENC\0";
-/// The encoder file format version this build writes.
+/// The newest encoder file version this build writes; an encoder without fitted codebooks is
+/// written as version 3 ([`Encoder::file_version`]).
 pub const ENCODER_VERSION: u32 = 4;
 /// Every version this build reads.
 const READS: [u32; 4] = [1, 2, 3, ENCODER_VERSION];

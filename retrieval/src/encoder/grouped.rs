@@ -590,10 +590,16 @@ impl ByteCodes {
     /// The int8 matrix and its row scales, as [`Grouped::to_i8`] gives them. Call on a validated
     /// matrix only.
     pub fn to_i8(&self) -> (Vec<i8>, Vec<f32>) {
-        // The level of each code, so the loop is one lookup a value.
-        let table: Vec<i32> = (0..=255u8)
-            .map(|c| level(&self.levels, self.bits, c))
-            .collect();
+        // A fitted codebook: the level of each code, one lookup a value. The uniform grid keeps
+        // plain arithmetic, which vectorizes (a lookup does not: 8 % slower to load).
+        let table: Vec<i32> = if self.levels.is_empty() {
+            Vec::new()
+        } else {
+            (0..=255u8)
+                .map(|c| level(&self.levels, self.bits, c))
+                .collect()
+        };
+        let offset = qmax(self.bits) + 1;
         let mut q = Vec::with_capacity(self.codes.len());
         for (row, mults) in self
             .codes
@@ -601,10 +607,18 @@ impl ByteCodes {
             .zip(self.mults.chunks_exact(self.cols.div_ceil(self.group)))
         {
             for (g, &m) in row.chunks(self.group).zip(mults) {
-                q.extend(
-                    g.iter()
-                        .map(|&c| (table[c as usize] * m as i32).clamp(-127, 127) as i8),
-                );
+                let m = m as i32;
+                if table.is_empty() {
+                    q.extend(
+                        g.iter()
+                            .map(|&c| ((c as i32 - offset) * m).clamp(-127, 127) as i8),
+                    );
+                } else {
+                    q.extend(
+                        g.iter()
+                            .map(|&c| (table[c as usize] * m).clamp(-127, 127) as i8),
+                    );
+                }
             }
         }
         (q, self.row_scale.iter().map(|&s| from_bf16(s)).collect())
