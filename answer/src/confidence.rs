@@ -239,7 +239,7 @@ mod tests {
     fn excerpt_grades() {
         let cut = ExcerptCutoffs::for_phase(true);
         let s = ExcerptSignals {
-            margin: 0.3,
+            margin: 0.5,
             support: 3,
             covered: 1.0,
             from_top: true,
