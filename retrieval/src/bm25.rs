@@ -164,15 +164,20 @@ impl Bm25 {
         let mut total_idf = 0.0;
         // A word the book never uses weighs as much as the rarest possible term.
         let unseen_idf = self.idf(0);
-        let mut unseen_terms = 0;
+        let (mut unseen_terms, mut unseen_typos, mut unseen_common) = (0, 0, 0);
         for t in &terms {
             let Some(&ti) = self.lookup.get(t) else {
                 total_idf += unseen_idf;
                 unseen_terms += 1;
-                if fuzzy_weight > 0.0 {
-                    if let Some(ti) = self.nearest_term(t) {
-                        self.add_postings(ti, fuzzy_weight, &mut scores);
+                match self.nearest_term(t) {
+                    Some(ti) => {
+                        unseen_typos += 1;
+                        if fuzzy_weight > 0.0 {
+                            self.add_postings(ti, fuzzy_weight, &mut scores);
+                        }
                     }
+                    None if crate::common_words::is_common(t) => unseen_common += 1,
+                    None => {}
                 }
                 continue;
             };
@@ -197,6 +202,8 @@ impl Bm25 {
             coverage,
             query_terms: terms.len(),
             unseen_terms,
+            unseen_typos,
+            unseen_common,
         }
     }
 
@@ -346,6 +353,11 @@ pub struct Bm25Scores {
     /// Query terms the book never uses. A question naming something the book lacks (a tool, a
     /// product) is usually out of scope, whatever the book's score scale: a refusal signal.
     pub unseen_terms: usize,
+    /// Of `unseen_terms`, those one letter away from a term of the book: likely typos of it.
+    pub unseen_typos: usize,
+    /// Of `unseen_terms`, those that are not typos but common English words
+    /// ([`crate::common_words`]): a reader's own wording more often than a thing the book lacks.
+    pub unseen_common: usize,
 }
 
 #[cfg(test)]
@@ -389,6 +401,10 @@ mod tests {
         assert_eq!(idx.score("publish messages on topics").unseen_terms, 0);
         let s = idx.score("publish messages to kubernetes with kafka");
         assert_eq!((s.query_terms, s.unseen_terms), (4, 2));
+        assert_eq!((s.unseen_typos, s.unseen_common), (0, 0));
+        // A typo of a book term, an everyday word, and a name.
+        let s = idx.score("publish mesages on sunday with kubernetes");
+        assert_eq!((s.unseen_terms, s.unseen_typos, s.unseen_common), (3, 1, 1));
     }
 
     #[test]

@@ -53,6 +53,12 @@ pub struct SearchSettings {
     /// as they refused before).
     #[serde(default)]
     pub hybrid_min_coverage: Option<f32>,
+    /// How much an unseen query term that is a common English word counts towards
+    /// `unseen_penalty` (a name the book lacks counts 1, a likely typo of a book term 0); see
+    /// [`unseen_count`]. Absent in assets built before it existed (`None`: every unseen term
+    /// counts 1, as they refused before). 0..=1.
+    #[serde(default)]
+    pub common_unseen_weight: Option<f32>,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
     /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
@@ -103,6 +109,7 @@ impl Default for SearchSettings {
             min_coverage: 0.35,
             unseen_penalty: 0.0,
             hybrid_min_coverage: None,
+            common_unseen_weight: None,
             candidates_per_result: 10,
             passage_weight: 0.5,
             fuzzy_weight: 1.0,
@@ -498,7 +505,7 @@ impl Index {
         }
         cand.sort_unstable();
         cand.dedup();
-        let unseen = s.unseen_penalty * bm.unseen_terms.min(MAX_UNSEEN_TERMS) as f32;
+        let unseen = s.unseen_penalty * unseen_count(&bm, s.common_unseen_weight);
         let best_cov = bm.coverage.iter().copied().fold(0f32, f32::max);
         let max_bm = cand
             .iter()
@@ -684,6 +691,8 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
         && (0.0..=1.0).contains(&s.unseen_penalty)
         && s.hybrid_min_coverage
             .is_none_or(|c| (0.0..=2.0).contains(&c))
+        && s.common_unseen_weight
+            .is_none_or(|c| (0.0..=1.0).contains(&c))
         && (1..=1000).contains(&s.candidates_per_result)
         && (0.0..=1.0).contains(&s.passage_weight)
         && (0.0..=1.0).contains(&s.fuzzy_weight)
@@ -731,6 +740,28 @@ fn top_indices(values: &[f32], k: usize) -> Vec<u32> {
 /// At most this many unseen query terms count against a question (see
 /// [`SearchSettings::unseen_penalty`]).
 pub const MAX_UNSEEN_TERMS: usize = 3;
+
+/// How many unseen query terms count against a question, at most [`MAX_UNSEEN_TERMS`]: with a
+/// `common_weight` ([`SearchSettings::common_unseen_weight`]) a name the book lacks counts 1, a
+/// common English word `common_weight` and a likely typo of a book term 0; without, every unseen
+/// term counts 1. The one definition used by the search and the build's calibration.
+pub fn unseen_count(bm: &crate::bm25::Bm25Scores, common_weight: Option<f32>) -> f32 {
+    weigh_unseen(
+        bm.unseen_terms,
+        bm.unseen_typos,
+        bm.unseen_common,
+        common_weight,
+    )
+}
+
+/// [`unseen_count`] from the counts alone (`all` unseen terms, of which `typos` and `common`).
+pub fn weigh_unseen(all: usize, typos: usize, common: usize, common_weight: Option<f32>) -> f32 {
+    let n = match common_weight {
+        None => all as f32,
+        Some(c) => all.saturating_sub(typos + common) as f32 + c * common as f32,
+    };
+    n.min(MAX_UNSEEN_TERMS as f32)
+}
 
 /// Inflates a deflate section, refusing anything implausibly large.
 pub(crate) fn inflate(data: &[u8]) -> Result<Vec<u8>, AssetError> {
