@@ -266,6 +266,7 @@ pub fn choose(
     let mut code: Vec<Cand> = Vec::new();
     for (si, src) in sources.iter().enumerate().take(MAX_SOURCES) {
         let ps = passages(&src.text);
+        let pointing = points_elsewhere(src);
         for (order, p) in ps.iter().enumerate() {
             let lexical = match (&p.kind, p.intro) {
                 (Kind::Code { .. }, Some(i)) => {
@@ -288,7 +289,7 @@ pub fn choose(
                 lexical,
                 meaning: None,
                 // A question or a lead-in ("… is a script that:") answers nothing by itself.
-                weak: p.text.ends_with(['?', ':']) || points_elsewhere(src),
+                weak: p.text.ends_with(['?', ':']) || pointing,
             };
             match p.kind {
                 Kind::Prose => prose.push(c),

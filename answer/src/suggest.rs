@@ -313,13 +313,18 @@ fn base_verb(word: &str) -> Option<&'static str> {
 fn lower_first(s: &str) -> String {
     let first = s.split_whitespace().next().unwrap_or("");
     if ["The", "A", "An"].contains(&first) {
-        let mut c = s.chars();
-        match c.next() {
-            Some(f) => f.to_lowercase().chain(c).collect(),
-            None => String::new(),
-        }
+        lower_initial(s)
     } else {
         s.to_string()
+    }
+}
+
+/// `s` with its first character lowercased.
+fn lower_initial(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
     }
 }
 
@@ -354,11 +359,7 @@ fn lower_first_word(s: &str) -> String {
     let first = s.split_whitespace().next().unwrap_or("");
     let plain = first.chars().skip(1).all(|c| c.is_lowercase());
     if plain {
-        let mut c = s.chars();
-        match c.next() {
-            Some(f) => f.to_lowercase().chain(c).collect(),
-            None => String::new(),
-        }
+        lower_initial(s)
     } else {
         s.to_string()
     }
