@@ -102,6 +102,8 @@ pub struct Signals {
     pub coverage: f32,
     /// The same coverage for the BM25-only phase; `None` when the question has no searchable term.
     pub bm25_coverage: Option<f32>,
+    /// Distinct searchable terms of the question.
+    pub query_terms: usize,
     /// Query terms the book never uses.
     pub unseen: usize,
     /// Of `unseen`, likely typos of a book term.
@@ -119,9 +121,12 @@ impl Signals {
     fn unseen_cost(&self, (penalty, common): Unseen) -> f32 {
         penalty
             * book_retrieval::index::weigh_unseen(
-                self.unseen,
-                self.unseen_typos,
-                self.unseen_common,
+                book_retrieval::index::UnseenTerms {
+                    query: self.query_terms,
+                    all: self.unseen,
+                    typos: self.unseen_typos,
+                    common: self.unseen_common,
+                },
                 Some(common),
             )
     }
@@ -144,12 +149,13 @@ pub fn signals(index: &Index, encoder: &Encoder, question: &str) -> Signals {
     let cosine = (0..index.len())
         .map(|i| index.vectors.exact(&v, i))
         .fold(-1f32, f32::max);
-    let bm = index.bm25.score(question);
+    let bm = index.bm25.score(question, &index.meta.common_words);
     let coverage = bm.coverage.iter().copied().fold(0f32, f32::max);
     Signals {
         cosine,
         coverage,
         bm25_coverage: (bm.query_terms > 0).then_some(coverage),
+        query_terms: bm.query_terms,
         unseen: bm.unseen_terms,
         unseen_typos: bm.unseen_typos,
         unseen_common: bm.unseen_common,
@@ -447,6 +453,12 @@ fn objective(o: f32, a: f32) -> f32 {
     o.min(0.9) - 3.0 * a - if a > 0.08 { 1.0 } else { 0.0 }
 }
 
+/// What a threshold's dependence on the book's own sample costs in the fit, per book and per unit
+/// of weight on a quantile: a constant threshold is preferred unless following the book's sample
+/// is clearly better on the books fitted on, as a sample's tail (a broad book's bank questions score
+/// high) moves the threshold on a new book in ways four books cannot show.
+const BOOK_DEPENDENCE_COST: f32 = 0.05;
+
 /// Every threshold rule the grid tries. The out-of-scope quantile's weight below 1 leans the
 /// threshold towards a constant: coverage and cosine are shares and angles, partly comparable
 /// across books already, and a broad book's bank scores alone would set its threshold too high.
@@ -514,7 +526,7 @@ fn fit_phase(
                 .iter()
                 .map(|s| {
                     let (o, a) = s.rates(rule, hybrid);
-                    objective(o, a)
+                    objective(o, a) - BOOK_DEPENDENCE_COST * (rule.neg_weight + rule.mix)
                 })
                 .sum();
             if score > best.2 {
@@ -597,6 +609,7 @@ mod tests {
             cosine: rel,
             coverage: 0.0,
             bm25_coverage: Some(rel),
+            query_terms: 10,
             unseen: 0,
             unseen_typos: 0,
             unseen_common: 0,
@@ -697,5 +710,13 @@ mod tests {
             ..sig(0.6)
         };
         assert!((mixed.relevance(0.0, (0.2, 0.5)) - (0.6 - 0.2 * 1.5)).abs() < 1e-5);
+        // When most of the question is words the book never uses, common ones count in full.
+        let off_topic = Signals {
+            query_terms: 4,
+            unseen: 2,
+            unseen_common: 2,
+            ..sig(0.6)
+        };
+        assert!((off_topic.relevance(0.0, (0.2, 0.0)) - (0.6 - 0.2 * 2.0)).abs() < 1e-5);
     }
 }

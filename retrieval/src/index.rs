@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::bm25::Bm25;
 use crate::chunk::ChunkMeta;
+use crate::common_words::CommonWords;
 use crate::error::AssetError;
 use crate::vectors::QuantizedVectors;
 
@@ -145,6 +146,10 @@ pub struct IndexMeta {
     pub settings: SearchSettings,
     /// Title of the book, for prompts.
     pub book_title: String,
+    /// Common English words the book never uses ([`CommonWords`]), so an unseen query term can be
+    /// told apart from a name the book lacks. Empty in indexes built before it existed.
+    #[serde(default)]
+    pub common_words: CommonWords,
 }
 
 /// Which signals a search uses: hybrid is the default; the others exist for evaluation and for
@@ -219,6 +224,11 @@ pub struct SearchResults {
     pub mode: Mode,
     /// The relevance a hit needs to count as an answer, in this mode.
     pub threshold: f32,
+    /// With the encoder and a words test (`SearchSettings::hybrid_min_coverage`): how far the
+    /// question's best term coverage clears that test (negative: it falls short). A question the
+    /// words carry is answered whatever its cosine, so its answer is not borderline because the
+    /// relevance is: the confidence reads the larger of the two margins.
+    pub words_margin: Option<f32>,
     /// Hybrid only: the best hit is also the best candidate by words alone (BM25) and by meaning
     /// alone (cosine). When the three rankings agree the top source is right far more often
     /// (0.85–0.92 on every labelled book), a signal for the answer's confidence.
@@ -423,7 +433,9 @@ impl Index {
         let k = req.k.clamp(1, MAX_K);
         let s = &self.meta.settings;
         let n = self.len();
-        let bm = self.bm25.score_fuzzy(req.query, s.fuzzy_weight);
+        let bm = self
+            .bm25
+            .score_fuzzy(req.query, s.fuzzy_weight, &self.meta.common_words);
         let qv = req
             .query_vector
             .filter(|v| v.len() == self.dim() && v.iter().all(|x| x.is_finite()))
@@ -613,8 +625,14 @@ impl Index {
             _ => best_dense + s.coverage_weight * best_cov,
         } - unseen;
         // With the encoder and `hybrid_min_coverage`, the words must fall short as well.
+        let words_margin = match s.hybrid_min_coverage {
+            Some(min) if mode == Mode::Hybrid && bm.query_terms > 0 => {
+                Some(best_cov - unseen - min)
+            }
+            _ => None,
+        };
         let words_refuse = match s.hybrid_min_coverage {
-            Some(min) if mode == Mode::Hybrid => bm.query_terms == 0 || best_cov - unseen < min,
+            Some(_) if mode == Mode::Hybrid => words_margin.is_none_or(|m| m < 0.0),
             _ => true,
         };
         let refused = hits.is_empty()
@@ -625,6 +643,7 @@ impl Index {
             refused,
             mode,
             threshold,
+            words_margin,
             agree,
         }
     }
@@ -747,18 +766,40 @@ pub const MAX_UNSEEN_TERMS: usize = 3;
 /// term counts 1. The one definition used by the search and the build's calibration.
 pub fn unseen_count(bm: &crate::bm25::Bm25Scores, common_weight: Option<f32>) -> f32 {
     weigh_unseen(
-        bm.unseen_terms,
-        bm.unseen_typos,
-        bm.unseen_common,
+        UnseenTerms {
+            query: bm.query_terms,
+            all: bm.unseen_terms,
+            typos: bm.unseen_typos,
+            common: bm.unseen_common,
+        },
         common_weight,
     )
 }
 
-/// [`unseen_count`] from the counts alone (`all` unseen terms, of which `typos` and `common`).
-pub fn weigh_unseen(all: usize, typos: usize, common: usize, common_weight: Option<f32>) -> f32 {
+/// A question's term counts that [`weigh_unseen`] reads (see [`crate::bm25::Bm25Scores`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UnseenTerms {
+    /// Distinct searchable terms of the question.
+    pub query: usize,
+    /// Of those, terms the book never uses.
+    pub all: usize,
+    /// Of `all`, likely typos of a book term.
+    pub typos: usize,
+    /// Of `all`, common English words that are not typos.
+    pub common: usize,
+}
+
+/// [`unseen_count`] from the counts alone. An everyday word the book never uses is a reader's own
+/// wording only next to words the book does use: when at least half of the question's terms are
+/// unseen (typos aside), the question is about something else ("a recipe for chocolate cake": every
+/// word common English), and its common words count in full like names.
+pub fn weigh_unseen(t: UnseenTerms, common_weight: Option<f32>) -> f32 {
+    let unseen = t.all.saturating_sub(t.typos);
+    let mostly_unseen = 2 * unseen >= t.query.max(1);
     let n = match common_weight {
-        None => all as f32,
-        Some(c) => all.saturating_sub(typos + common) as f32 + c * common as f32,
+        None => t.all as f32,
+        Some(_) if mostly_unseen => unseen as f32,
+        Some(c) => unseen.saturating_sub(t.common) as f32 + c * t.common as f32,
     };
     n.min(MAX_UNSEEN_TERMS as f32)
 }
