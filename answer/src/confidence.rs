@@ -119,9 +119,10 @@ impl ExcerptCutoffs {
 /// Margin under which an answer is "low": just above the threshold.
 const LOW_MARGIN: f32 = 0.02;
 /// "High" margin with the encoder (fitted, see [`ExcerptCutoffs::for_phase`]).
-const HIGH_MARGIN_HYBRID: f32 = 0.0;
-/// "High" term coverage with the encoder (fitted).
-const HIGH_COVERED_HYBRID: f32 = 0.7;
+const HIGH_MARGIN_HYBRID: f32 = 0.38;
+/// "High" term coverage with the encoder (fitted; 0: no coverage cut-off gave more "high" answers
+/// at the fit's precision).
+const HIGH_COVERED_HYBRID: f32 = 0.0;
 /// Whether "high" needs the rankings to agree with the encoder (fitted).
 const HIGH_AGREE_HYBRID: bool = true;
 /// "High" margin before the encoder has loaded (fitted).
@@ -167,8 +168,9 @@ pub fn fit_cutoffs(
     best
 }
 
-/// Grades an excerpt answer: "high" needs a clear margin, a quote from the best source that covers
-/// most of the question's terms; "low" is a borderline margin or nothing quoted.
+/// Grades an excerpt answer: "high" needs a clear margin and a first quote from the best source
+/// (covering a share of the question's terms and agreeing rankings, as the cut-offs ask); "low" is a
+/// borderline margin or nothing quoted.
 pub fn for_excerpts(s: &ExcerptSignals, cut: &ExcerptCutoffs) -> Confidence {
     if !s.quoted || !s.margin.is_finite() || s.margin < cut.low_margin {
         Confidence::Low
@@ -239,7 +241,7 @@ mod tests {
     fn excerpt_grades() {
         let cut = ExcerptCutoffs::for_phase(true);
         let s = ExcerptSignals {
-            margin: 0.3,
+            margin: 0.5,
             support: 3,
             covered: 1.0,
             from_top: true,

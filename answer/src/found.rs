@@ -18,6 +18,8 @@ pub struct Found {
     pub refused: bool,
     /// The relevance a source needs to count as an answer (the scale of `Source::score`).
     pub threshold: f32,
+    /// How far the question clears the words test with the encoder (`SearchResults::words_margin`).
+    pub words_margin: Option<f32>,
     /// The question's embedding, when the encoder has loaded (quotes are then chosen by meaning).
     pub vector: Option<Vec<f32>>,
     /// The best source is the best by words, by meaning and fused (`SearchResults::agree`).
@@ -52,6 +54,7 @@ pub fn collect(
         sources,
         refused: results.refused,
         threshold: results.threshold,
+        words_margin: results.words_margin,
         agree: results.agree,
         vector: vector.filter(|_| results.mode != book_retrieval::Mode::Bm25Only),
     }

@@ -151,7 +151,10 @@ pub fn signals(
         .map(|s| s.score)
         .filter(|s| s.is_finite())
         .fold(f32::NEG_INFINITY, f32::max);
-    let margin = top - found.threshold;
+    // The larger margin of the two tests a question may pass (see `SearchResults::words_margin`).
+    let margin = found
+        .words_margin
+        .map_or(top - found.threshold, |w| (top - found.threshold).max(w));
     let first = quotes.first().and_then(|q| shown.get(q.source));
     let q_terms = text::terms(question);
     let covered = first.map_or(0.0, |s| {

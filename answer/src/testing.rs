@@ -66,6 +66,7 @@ pub fn tiny_index(sections: &[TestSection]) -> (Index, ChunkTexts) {
             pages,
             settings: SearchSettings::default(),
             book_title: "Test book".into(),
+            common_words: Default::default(),
         },
         vectors: QuantizedVectors::quantize(&vec![0.0; n * TEST_DIM], TEST_DIM),
         bm25,

@@ -130,6 +130,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         pages,
         settings: opts.settings,
         book_title: opts.title.clone(),
+        common_words: crate::common_words::for_book(&bm25),
     };
     let mut vectors = QuantizedVectors::quantize(&exact_vectors, dim);
     vectors.passages = passages.map(Box::new);

@@ -9,11 +9,15 @@
 //!   near-miss questions written for no particular book, never used in evaluation).
 //!
 //! The relevance is the book's best cosine plus a weight × its best term coverage, less a penalty
-//! for each query term the book never uses (a near-miss question names a tool or a thing the book
-//! lacks; a reader's paraphrase rarely uses more than one unseen word). The threshold is a mix of a
-//! high quantile of the out-of-scope relevances and a low quantile of the answerable-like ones, plus
-//! an offset. Which quantiles, the mix, the offset, the coverage weight and the penalty are global
-//! [`Calibration`] parameters, fitted leave-one-book-out over the labelled books
+//! for each query term the book never uses that names something (a near-miss question names a
+//! tool or a thing the book lacks). Unseen terms are told apart (`book_retrieval::common_words`):
+//! a likely typo of a book term costs nothing, a common English word (a reader's own wording:
+//! "choppy", "forever") costs a fitted fraction, a name the whole penalty. The threshold is a
+//! weighted quantile of the out-of-scope relevances, plus a weighted low quantile of the
+//! answerable-like ones, plus an offset; a weight below 1 on the out-of-scope quantile leans the
+//! threshold towards a constant, which carries over better to a broad book whose bank scores run
+//! high. Which quantiles, weights and offset, the coverage weight, the penalty and the common-word
+//! weight are global [`Calibration`] parameters, fitted leave-one-book-out over the labelled books
 //! (`tests/quality.rs` refits them for every held-out book; the defaults are the fit on all books).
 //! With the encoder, a question is refused only when the words-only test (the BM25 phase's
 //! threshold) refuses it too: a reader's vague question still uses the book's words, and the
@@ -35,11 +39,17 @@ pub struct Calibration {
     /// Relevance taken off per query term the book never uses (both phases; see
     /// `SearchSettings::unseen_penalty`).
     pub unseen_penalty: f32,
+    /// How much an unseen common English word counts towards the penalty (a name the book lacks
+    /// counts 1, a likely typo 0; `SearchSettings::common_unseen_weight`).
+    pub common_weight: f32,
     /// Quantile of the out-of-scope relevances (hybrid).
     pub neg_quantile: f32,
     /// Quantile of the answerable-like relevances (hybrid).
     pub pos_quantile: f32,
-    /// 0: the threshold is the out-of-scope quantile; 1: the answerable-like quantile.
+    /// Weight of the out-of-scope quantile in the threshold (hybrid); below 1 the threshold
+    /// leans towards a book-independent constant (the offset).
+    pub neg_weight: f32,
+    /// Weight of the answerable-like quantile in the threshold (hybrid).
     pub mix: f32,
     /// Added to the mixed quantile (hybrid).
     pub offset: f32,
@@ -47,6 +57,8 @@ pub struct Calibration {
     pub bm25_neg_quantile: f32,
     /// See `bm25_neg_quantile`.
     pub bm25_pos_quantile: f32,
+    /// See `bm25_neg_quantile`.
+    pub bm25_neg_weight: f32,
     /// See `bm25_neg_quantile`.
     pub bm25_mix: f32,
     /// See `bm25_neg_quantile`.
@@ -61,17 +73,20 @@ impl Default for Calibration {
     /// refits that leave the measured book out.
     fn default() -> Self {
         Self {
-            coverage_weight: 0.0,
-            unseen_penalty: 0.2,
-            neg_quantile: 1.0,
-            pos_quantile: 0.1,
-            mix: 0.25,
-            offset: -0.18,
+            coverage_weight: 0.45,
+            unseen_penalty: 0.3,
+            common_weight: 0.0,
+            neg_quantile: 0.85,
+            pos_quantile: 0.0,
+            neg_weight: 0.5,
+            mix: 0.0,
+            offset: 0.2,
             bm25_neg_quantile: 0.5,
             bm25_pos_quantile: 0.0,
-            bm25_mix: 0.5,
-            bm25_offset: -0.3,
-            words_offset: 0.0,
+            bm25_neg_weight: 0.0,
+            bm25_mix: 0.0,
+            bm25_offset: 0.2,
+            words_offset: 0.3,
         }
     }
 }
@@ -87,23 +102,42 @@ pub struct Signals {
     pub coverage: f32,
     /// The same coverage for the BM25-only phase; `None` when the question has no searchable term.
     pub bm25_coverage: Option<f32>,
+    /// Distinct searchable terms of the question.
+    pub query_terms: usize,
     /// Query terms the book never uses.
     pub unseen: usize,
+    /// Of `unseen`, likely typos of a book term.
+    pub unseen_typos: usize,
+    /// Of `unseen`, common English words.
+    pub unseen_common: usize,
 }
 
+/// How the unseen terms cost: (penalty per term, weight of a common word).
+pub type Unseen = (f32, f32);
+
 impl Signals {
-    /// What the unseen terms take off the relevance, at `penalty` per term.
-    fn unseen_cost(&self, penalty: f32) -> f32 {
-        penalty * self.unseen.min(book_retrieval::index::MAX_UNSEEN_TERMS) as f32
+    /// What the unseen terms take off the relevance (the search's rule,
+    /// `book_retrieval::index::weigh_unseen`).
+    fn unseen_cost(&self, (penalty, common): Unseen) -> f32 {
+        penalty
+            * book_retrieval::index::weigh_unseen(
+                book_retrieval::index::UnseenTerms {
+                    query: self.query_terms,
+                    all: self.unseen,
+                    typos: self.unseen_typos,
+                    common: self.unseen_common,
+                },
+                Some(common),
+            )
     }
 
-    /// Hybrid relevance with coverage weight `w` and unseen-term penalty `u`.
-    pub fn relevance(&self, w: f32, u: f32) -> f32 {
+    /// Hybrid relevance with coverage weight `w` and unseen-term cost `u`.
+    pub fn relevance(&self, w: f32, u: Unseen) -> f32 {
         self.cosine + w * self.coverage - self.unseen_cost(u)
     }
 
-    /// BM25-only relevance with unseen-term penalty `u` (`None`: nothing searchable).
-    pub fn bm25_relevance(&self, u: f32) -> Option<f32> {
+    /// BM25-only relevance with unseen-term cost `u` (`None`: nothing searchable).
+    pub fn bm25_relevance(&self, u: Unseen) -> Option<f32> {
         self.bm25_coverage.map(|c| c - self.unseen_cost(u))
     }
 }
@@ -115,13 +149,16 @@ pub fn signals(index: &Index, encoder: &Encoder, question: &str) -> Signals {
     let cosine = (0..index.len())
         .map(|i| index.vectors.exact(&v, i))
         .fold(-1f32, f32::max);
-    let bm = index.bm25.score(question);
+    let bm = index.bm25.score(question, &index.meta.common_words);
     let coverage = bm.coverage.iter().copied().fold(0f32, f32::max);
     Signals {
         cosine,
         coverage,
         bm25_coverage: (bm.query_terms > 0).then_some(coverage),
+        query_terms: bm.query_terms,
         unseen: bm.unseen_terms,
+        unseen_typos: bm.unseen_typos,
+        unseen_common: bm.unseen_common,
     }
 }
 
@@ -244,21 +281,40 @@ fn quantile_sorted(values: &[f32], q: f32) -> f32 {
     values[pos]
 }
 
-/// The book's thresholds: (coverage weight, hybrid min relevance, BM25 min coverage, unseen
-/// penalty, the hybrid phase's min coverage).
-pub fn thresholds(s: &BookSample, c: &Calibration) -> (f32, f32, f32, f32, f32) {
-    let (w, u) = (c.coverage_weight, c.unseen_penalty);
+/// A book's thresholds, as stored in its `SearchSettings`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// `coverage_weight`.
+    pub coverage_weight: f32,
+    /// `min_relevance` (hybrid).
+    pub min_relevance: f32,
+    /// `min_coverage` (BM25 only).
+    pub min_coverage: f32,
+    /// (`unseen_penalty`, `common_unseen_weight`).
+    pub unseen: Unseen,
+    /// `hybrid_min_coverage`.
+    pub words: f32,
+}
+
+/// The book's thresholds under `c`.
+pub fn thresholds(s: &BookSample, c: &Calibration) -> Thresholds {
+    let (w, u) = (c.coverage_weight, (c.unseen_penalty, c.common_weight));
     let rel = |v: &[Signals]| -> Vec<f32> { v.iter().map(|x| x.relevance(w, u)).collect() };
     let cov =
         |v: &[Signals]| -> Vec<f32> { v.iter().filter_map(|x| x.bm25_relevance(u)).collect() };
-    let hybrid = (1.0 - c.mix) * quantile(&mut rel(&s.negative), c.neg_quantile)
+    let hybrid = c.neg_weight * quantile(&mut rel(&s.negative), c.neg_quantile)
         + c.mix * quantile(&mut rel(&s.positive), c.pos_quantile)
         + c.offset;
-    let bm25 = (1.0 - c.bm25_mix) * quantile(&mut cov(&s.negative), c.bm25_neg_quantile)
+    let bm25 = c.bm25_neg_weight * quantile(&mut cov(&s.negative), c.bm25_neg_quantile)
         + c.bm25_mix * quantile(&mut cov(&s.positive), c.bm25_pos_quantile)
         + c.bm25_offset;
-    let words = (bm25 + c.words_offset).clamp(0.0, 1.0);
-    (w, hybrid.clamp(0.0, 4.0), bm25.clamp(0.0, 1.0), u, words)
+    Thresholds {
+        coverage_weight: w,
+        min_relevance: hybrid.clamp(0.0, 4.0),
+        min_coverage: bm25.clamp(0.0, 1.0),
+        unseen: u,
+        words: (bm25 + c.words_offset).clamp(0.0, 1.0),
+    }
 }
 
 /// Stores a book's calibrated thresholds in its index (the hash is recomputed, as on disk).
@@ -267,12 +323,14 @@ pub fn apply(
     s: &BookSample,
     c: &Calibration,
 ) -> Result<(), book_retrieval::AssetError> {
-    let (w, rel, cov, u, words) = thresholds(s, c);
-    index.meta.settings.coverage_weight = w;
-    index.meta.settings.min_relevance = rel;
-    index.meta.settings.min_coverage = cov;
-    index.meta.settings.unseen_penalty = u;
-    index.meta.settings.hybrid_min_coverage = Some(words);
+    let t = thresholds(s, c);
+    let settings = &mut index.meta.settings;
+    settings.coverage_weight = t.coverage_weight;
+    settings.min_relevance = t.min_relevance;
+    settings.min_coverage = t.min_coverage;
+    settings.unseen_penalty = t.unseen.0;
+    settings.common_unseen_weight = Some(t.unseen.1);
+    settings.hybrid_min_coverage = Some(t.words);
     let dim = index.dim();
     *index = Index::from_bytes(&index.to_bytes()?, Some(dim))?;
     Ok(())
@@ -281,12 +339,12 @@ pub fn apply(
 /// Whether the search refuses a question with `sig` under thresholds `t` (from [`thresholds`]), in
 /// the hybrid phase (`hybrid`) or the BM25-only one: the rule of `Index::search` (with the
 /// encoder, the words must fall short too: `SearchSettings::hybrid_min_coverage`).
-pub fn refuses(sig: &Signals, t: (f32, f32, f32, f32, f32), hybrid: bool) -> bool {
-    let words_below = |min: f32| sig.bm25_relevance(t.3).is_none_or(|c| c < min);
+pub fn refuses(sig: &Signals, t: &Thresholds, hybrid: bool) -> bool {
+    let words_below = |min: f32| sig.bm25_relevance(t.unseen).is_none_or(|c| c < min);
     if hybrid {
-        sig.relevance(t.0, t.3) < t.1 && words_below(t.4)
+        sig.relevance(t.coverage_weight, t.unseen) < t.min_relevance && words_below(t.words)
     } else {
-        words_below(t.2)
+        words_below(t.min_coverage)
     }
 }
 
@@ -302,7 +360,7 @@ pub struct FitBook {
 /// Refusal rates (out-of-scope refused, answerable refused) of a book under `c`.
 pub fn rates(b: &FitBook, c: &Calibration, hybrid: bool) -> (f32, f32) {
     let t = thresholds(&b.sample, c);
-    refusal_rates(b.labelled.iter().map(|(o, s)| (*o, refuses(s, t, hybrid))))
+    refusal_rates(b.labelled.iter().map(|(o, s)| (*o, refuses(s, &t, hybrid))))
 }
 
 /// (out-of-scope refused, answerable refused) of (out of scope, refused) outcomes.
@@ -320,7 +378,7 @@ fn refusal_rates(outcomes: impl Iterator<Item = (bool, bool)>) -> (f32, f32) {
     (oos_r / oos.max(1.0), ans_r / ans.max(1.0))
 }
 
-/// A book's relevances under one (coverage weight, unseen penalty), sorted once for every
+/// A book's relevances under one (coverage weight, unseen-term cost), sorted once for every
 /// quantile and offset the grid tries.
 struct Scored {
     negative: Vec<f32>,
@@ -329,10 +387,21 @@ struct Scored {
     labelled: Vec<(bool, Option<f32>)>,
 }
 
+/// One threshold of the grid: `neg_weight` × the out-of-scope quantile `neg_quantile` + `mix` ×
+/// the answerable-like quantile `pos_quantile` + `offset`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rule {
+    neg_quantile: f32,
+    pos_quantile: f32,
+    neg_weight: f32,
+    mix: f32,
+    offset: f32,
+}
+
 impl Scored {
     /// `words`: for the hybrid phase, which labelled questions the words-only test refuses (the
     /// others are never refused, see [`refuses`]).
-    fn new(b: &FitBook, hybrid: bool, w: f32, u: f32, words: Option<&[bool]>) -> Self {
+    fn new(b: &FitBook, hybrid: bool, w: f32, u: Unseen, words: Option<&[bool]>) -> Self {
         let r = |s: &Signals| {
             if hybrid {
                 Some(s.relevance(w, u))
@@ -360,11 +429,11 @@ impl Scored {
         }
     }
 
-    /// (out-of-scope refused, answerable refused) under the threshold of (quantiles, mix, offset).
-    fn rates(&self, nq: f32, pq: f32, mix: f32, offset: f32, hybrid: bool) -> (f32, f32) {
-        let t = (1.0 - mix) * quantile_sorted(&self.negative, nq)
-            + mix * quantile_sorted(&self.positive, pq)
-            + offset;
+    /// (out-of-scope refused, answerable refused) under the threshold of `rule`.
+    fn rates(&self, rule: &Rule, hybrid: bool) -> (f32, f32) {
+        let t = rule.neg_weight * quantile_sorted(&self.negative, rule.neg_quantile)
+            + rule.mix * quantile_sorted(&self.positive, rule.pos_quantile)
+            + rule.offset;
         let t = if hybrid {
             t.clamp(0.0, 4.0)
         } else {
@@ -384,109 +453,147 @@ fn objective(o: f32, a: f32) -> f32 {
     o.min(0.9) - 3.0 * a - if a > 0.08 { 1.0 } else { 0.0 }
 }
 
-/// Grid search of one phase's parameters: returns (w, u, neg quantile, pos quantile, mix, offset)
-/// and its score. `words`: per book, the hybrid phase's words-only refusals (see [`Scored::new`]).
-fn fit_phase(
-    books: &[&FitBook],
-    hybrid: bool,
-    weights: &[f32],
-    penalties: &[f32],
-    words: Option<&[Vec<bool>]>,
-) -> ([f32; 6], f32) {
+/// What a threshold's dependence on the book's own sample costs in the fit, per book and per unit
+/// of weight on a quantile: a constant threshold is preferred unless following the book's sample
+/// is clearly better on the books fitted on, as a sample's tail (a broad book's bank questions score
+/// high) moves the threshold on a new book in ways four books cannot show.
+const BOOK_DEPENDENCE_COST: f32 = 0.05;
+
+/// Every threshold rule the grid tries. The out-of-scope quantile's weight below 1 leans the
+/// threshold towards a constant: coverage and cosine are shares and angles, partly comparable
+/// across books already, and a broad book's bank scores alone would set its threshold too high.
+fn rules() -> Vec<Rule> {
     const NEG: [f32; 6] = [0.5, 0.75, 0.85, 0.9, 0.95, 1.0];
-    const POS: [f32; 3] = [0.0, 0.05, 0.1];
-    const MIX: [f32; 3] = [0.0, 0.25, 0.5];
-    let offsets: Vec<f32> = (-15..=30).map(|i| i as f32 * 0.02).collect();
-    let mut best = [0.0; 6];
-    let mut best_score = f32::MIN;
-    for &w in weights {
-        for &u in penalties {
-            let scored: Vec<Scored> = books
-                .iter()
-                .enumerate()
-                .map(|(k, b)| {
-                    Scored::new(
-                        b,
-                        hybrid,
-                        w,
-                        u,
-                        words.and_then(|m| m.get(k)).map(Vec::as_slice),
-                    )
-                })
-                .collect();
-            for &nq in &NEG {
-                for &pq in &POS {
-                    for &mix in &MIX {
-                        if mix == 0.0 && pq != POS[0] {
-                            continue;
-                        }
-                        for &off in &offsets {
-                            let score: f32 = scored
-                                .iter()
-                                .map(|s| {
-                                    let (o, a) = s.rates(nq, pq, mix, off, hybrid);
-                                    objective(o, a)
-                                })
-                                .sum();
-                            if score > best_score {
-                                best_score = score;
-                                best = [w, u, nq, pq, mix, off];
-                            }
-                        }
-                    }
+    const NEG_WEIGHT: [f32; 3] = [0.0, 0.5, 1.0];
+    // (answerable-like quantile, its weight)
+    const POS: [(f32, f32); 6] = [
+        (0.0, 0.0),
+        (0.05, 0.25),
+        (0.1, 0.25),
+        (0.25, 0.25),
+        (0.1, 0.5),
+        (0.25, 0.5),
+    ];
+    let mut out = Vec::new();
+    for neg_weight in NEG_WEIGHT {
+        for neg_quantile in NEG {
+            if neg_weight == 0.0 && neg_quantile != NEG[0] {
+                continue;
+            }
+            for (pos_quantile, mix) in POS {
+                for offset in (-15..=30).map(|i| i as f32 * 0.02) {
+                    out.push(Rule {
+                        neg_quantile,
+                        pos_quantile,
+                        neg_weight,
+                        mix,
+                        offset,
+                    });
                 }
             }
         }
     }
-    (best, best_score)
+    out
+}
+
+/// Grid search of one phase's parameters: returns the coverage weight, the rule and its score.
+/// `words`: per book, the hybrid phase's words-only refusals (see [`Scored::new`]).
+fn fit_phase(
+    books: &[&FitBook],
+    hybrid: bool,
+    weights: &[f32],
+    u: Unseen,
+    words: Option<&[Vec<bool>]>,
+    rules: &[Rule],
+) -> (f32, Rule, f32) {
+    let mut best = (0.0, rules[0], f32::MIN);
+    for &w in weights {
+        let scored: Vec<Scored> = books
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                Scored::new(
+                    b,
+                    hybrid,
+                    w,
+                    u,
+                    words.and_then(|m| m.get(k)).map(Vec::as_slice),
+                )
+            })
+            .collect();
+        for rule in rules {
+            let score: f32 = scored
+                .iter()
+                .map(|s| {
+                    let (o, a) = s.rates(rule, hybrid);
+                    objective(o, a) - BOOK_DEPENDENCE_COST * (rule.neg_weight + rule.mix)
+                })
+                .sum();
+            if score > best.2 {
+                best = (w, *rule, score);
+            }
+        }
+    }
+    best
 }
 
 /// Fits the global parameters on `books` (grid search): most out-of-scope questions refused while
-/// every book keeps answerable refusals at or under 8 %. For each unseen-term penalty (shared by
-/// both phases) the BM25 phase's threshold is fitted first; then for each offset of the hybrid
-/// phase's words test from it, the hybrid phase's coverage weight and threshold are fitted under
-/// the rule the search applies with the encoder (refuse only when the words fall short too), and
-/// the combination whose hybrid fit scores best is kept.
+/// every book keeps answerable refusals at or under 8 %. For each unseen-term cost (penalty and
+/// common-word weight, shared by both phases) the BM25 phase's threshold is fitted first; then
+/// for each offset of the hybrid phase's words test from it, the hybrid phase's coverage weight
+/// and threshold are fitted under the rule the search applies with the encoder (refuse only when
+/// the words fall short too), and the combination whose hybrid fit scores best is kept.
 pub fn fit(books: &[&FitBook]) -> Calibration {
-    const PENALTIES: [f32; 5] = [0.0, 0.05, 0.1, 0.15, 0.2];
-    const WEIGHTS: [f32; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
-    const WORDS_OFFSETS: [f32; 8] = [-0.1, -0.05, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3];
+    const PENALTIES: [f32; 6] = [0.0, 0.1, 0.15, 0.2, 0.3, 0.4];
+    const COMMON: [f32; 4] = [0.0, 0.15, 0.3, 0.5];
+    const WEIGHTS: [f32; 6] = [0.0, 0.15, 0.3, 0.45, 0.6, 0.8];
+    const WORDS_OFFSETS: [f32; 6] = [-0.05, 0.0, 0.1, 0.2, 0.3, 1.0];
+    let rules = rules();
     let mut best: Option<(f32, Calibration)> = None;
-    for u in PENALTIES {
-        let ([_, _, bnq, bpq, bmix, boffset], _) = fit_phase(books, false, &[0.0], &[u], None);
-        for words_offset in WORDS_OFFSETS {
-            let words = Calibration {
-                unseen_penalty: u,
-                bm25_neg_quantile: bnq,
-                bm25_pos_quantile: bpq,
-                bm25_mix: bmix,
-                bm25_offset: boffset,
-                words_offset,
-                ..Calibration::default()
-            };
-            // Which labelled questions the hybrid phase's words test refuses, per book.
-            let refused_by_words: Vec<Vec<bool>> = books
-                .iter()
-                .map(|b| {
-                    let t = thresholds(&b.sample, &words);
-                    b.labelled
-                        .iter()
-                        .map(|(_, s)| s.bm25_relevance(u).is_none_or(|c| c < t.4))
-                        .collect()
-                })
-                .collect();
-            let ([w, _, nq, pq, mix, offset], score) =
-                fit_phase(books, true, &WEIGHTS, &[u], Some(&refused_by_words));
-            if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                let c = Calibration {
-                    coverage_weight: w,
-                    neg_quantile: nq,
-                    pos_quantile: pq,
-                    mix,
-                    offset,
-                    ..words
+    for penalty in PENALTIES {
+        for common in COMMON {
+            if penalty == 0.0 && common != COMMON[0] {
+                continue;
+            }
+            let u = (penalty, common);
+            let (_, b, _) = fit_phase(books, false, &[0.0], u, None, &rules);
+            for words_offset in WORDS_OFFSETS {
+                let words = Calibration {
+                    unseen_penalty: penalty,
+                    common_weight: common,
+                    bm25_neg_quantile: b.neg_quantile,
+                    bm25_pos_quantile: b.pos_quantile,
+                    bm25_neg_weight: b.neg_weight,
+                    bm25_mix: b.mix,
+                    bm25_offset: b.offset,
+                    words_offset,
+                    ..Calibration::default()
                 };
-                best = Some((score, c));
+                // Which labelled questions the hybrid phase's words test refuses, per book.
+                let refused_by_words: Vec<Vec<bool>> = books
+                    .iter()
+                    .map(|b| {
+                        let t = thresholds(&b.sample, &words);
+                        b.labelled
+                            .iter()
+                            .map(|(_, s)| s.bm25_relevance(u).is_none_or(|c| c < t.words))
+                            .collect()
+                    })
+                    .collect();
+                let (w, h, score) =
+                    fit_phase(books, true, &WEIGHTS, u, Some(&refused_by_words), &rules);
+                if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                    let c = Calibration {
+                        coverage_weight: w,
+                        neg_quantile: h.neg_quantile,
+                        pos_quantile: h.pos_quantile,
+                        neg_weight: h.neg_weight,
+                        mix: h.mix,
+                        offset: h.offset,
+                        ..words
+                    };
+                    best = Some((score, c));
+                }
             }
         }
     }
@@ -502,7 +609,10 @@ mod tests {
             cosine: rel,
             coverage: 0.0,
             bm25_coverage: Some(rel),
+            query_terms: 10,
             unseen: 0,
+            unseen_typos: 0,
+            unseen_common: 0,
         }
     }
 
@@ -515,15 +625,18 @@ mod tests {
         let c = Calibration {
             neg_quantile: 1.0,
             pos_quantile: 0.0,
+            neg_weight: 0.5,
             mix: 0.5,
             offset: 0.0,
             bm25_neg_quantile: 1.0,
             bm25_pos_quantile: 0.0,
+            bm25_neg_weight: 0.5,
             bm25_mix: 0.5,
             bm25_offset: 0.0,
             ..Calibration::default()
         };
-        let (_, rel, cov, _, _) = thresholds(&s, &c);
+        let t = thresholds(&s, &c);
+        let (rel, cov) = (t.min_relevance, t.min_coverage);
         assert!(rel > 0.5 && rel < 0.6, "{rel}");
         assert!(cov > 0.5 && cov < 0.6, "{cov}");
         let book = FitBook {
@@ -540,12 +653,18 @@ mod tests {
     fn with_the_encoder_both_tests_must_refuse() {
         // Thresholds: hybrid relevance 0.5, words-only coverage 0.3 in both phases (weight 0, no
         // penalty).
-        let t = (0.0, 0.5, 0.3, 0.0, 0.3);
+        let t = &Thresholds {
+            coverage_weight: 0.0,
+            min_relevance: 0.5,
+            min_coverage: 0.3,
+            unseen: (0.0, 0.0),
+            words: 0.3,
+        };
         let vague_but_in_the_books_words = Signals {
             cosine: 0.2,
             coverage: 0.6,
             bm25_coverage: Some(0.6),
-            unseen: 0,
+            ..sig(0.0)
         };
         assert!(!refuses(&vague_but_in_the_books_words, t, true));
         assert!(!refuses(&vague_but_in_the_books_words, t, false));
@@ -570,16 +689,34 @@ mod tests {
             unseen: 2,
             ..sig(0.6)
         };
-        assert!(near_miss.relevance(0.0, 0.15) < sig(0.6).relevance(0.0, 0.15) - 0.29);
+        assert!(
+            near_miss.relevance(0.0, (0.15, 0.5)) < sig(0.6).relevance(0.0, (0.15, 0.5)) - 0.29
+        );
         // At most MAX_UNSEEN_TERMS count.
         let many = Signals {
             unseen: 9,
             ..sig(0.6)
         };
-        assert!((many.relevance(0.0, 0.1) - 0.3).abs() < 1e-5);
+        assert!((many.relevance(0.0, (0.1, 0.5)) - 0.3).abs() < 1e-5);
         assert_eq!(
-            many.bm25_relevance(0.1).map(|r| (r * 100.0).round()),
+            many.bm25_relevance((0.1, 0.5)).map(|r| (r * 100.0).round()),
             Some(30.0)
         );
+        // A typo costs nothing, a common word its weight, a name the whole penalty.
+        let mixed = Signals {
+            unseen: 3,
+            unseen_typos: 1,
+            unseen_common: 1,
+            ..sig(0.6)
+        };
+        assert!((mixed.relevance(0.0, (0.2, 0.5)) - (0.6 - 0.2 * 1.5)).abs() < 1e-5);
+        // When most of the question is words the book never uses, common ones count in full.
+        let off_topic = Signals {
+            query_terms: 4,
+            unseen: 2,
+            unseen_common: 2,
+            ..sig(0.6)
+        };
+        assert!((off_topic.relevance(0.0, (0.2, 0.0)) - (0.6 - 0.2 * 2.0)).abs() < 1e-5);
     }
 }

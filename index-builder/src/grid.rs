@@ -168,6 +168,7 @@ pub fn score_book(
             min_coverage: book.index.meta.settings.min_coverage,
             unseen_penalty: book.index.meta.settings.unseen_penalty,
             hybrid_min_coverage: book.index.meta.settings.hybrid_min_coverage,
+            common_unseen_weight: book.index.meta.settings.common_unseen_weight,
             ..c.settings
         };
         let book = &*book;

@@ -11,6 +11,7 @@ pub mod bench;
 pub mod build;
 pub mod calibrate;
 pub mod chunker;
+pub mod common_words;
 pub mod docs;
 pub mod embed;
 pub mod encoder_cache;

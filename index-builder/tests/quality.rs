@@ -138,16 +138,19 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             .filter(|(j, _)| *j != i)
             .map(|(_, b)| &b.3)
             .collect();
+        let started = std::time::Instant::now();
         let cal = calibrate::fit(&others);
+        eprintln!("fit in {:.1} s", started.elapsed().as_secs_f32());
         let name: &'static str = built[i].0;
         let (_, book, qs, fit) = &mut built[i];
         calibrate::apply(&mut book.index, &fit.sample, &cal).unwrap();
         let texts = eval::texts_of(book);
         let s = book.index.meta.settings;
         println!(
-            "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, unseen-term penalty {:.2}, min relevance {:.3} unless coverage reaches {:.3}, BM25 min coverage {:.3}",
+            "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, unseen-term penalty {:.2} (common words {:.2}), min relevance {:.3} unless coverage reaches {:.3}, BM25 min coverage {:.3}",
             s.coverage_weight,
             s.unseen_penalty,
+            s.common_unseen_weight.unwrap_or(1.0),
             s.min_relevance,
             s.hybrid_min_coverage.unwrap_or(0.0),
             s.min_coverage
@@ -250,14 +253,14 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         check(
             m.refusal_recall as f64,
             0.75,
-            0.45,
+            0.5,
             true,
             "out-of-scope refused",
         );
         check(
             m.false_refusals as f64,
             0.08,
-            0.25,
+            0.12,
             false,
             "answerable refused",
         );

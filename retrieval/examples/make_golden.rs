@@ -168,6 +168,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }],
             settings: SearchSettings::default(),
             book_title: "Golden fixture".into(),
+            common_words: Default::default(),
         },
         vectors: QuantizedVectors::quantize(&vectors, exact.dim()),
         bm25: Bm25::build(&docs, Bm25Params::default()),

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::analyzer::analyze;
 use crate::binio::{Reader, Writer};
+use crate::common_words::CommonWords;
 use crate::error::AssetError;
 
 /// Field weights and BM25 parameters, stored in the asset so the browser scores as the builder tuned.
@@ -138,6 +139,11 @@ impl Bm25 {
         self.doc_len.is_empty()
     }
 
+    /// Whether the book uses the analyzed term `term`.
+    pub fn has_term(&self, term: &str) -> bool {
+        self.lookup.contains_key(term)
+    }
+
     fn idf(&self, df: usize) -> f32 {
         let n = self.len() as f32;
         ((n - df as f32 + 0.5) / (df as f32 + 0.5) + 1.0).ln()
@@ -146,8 +152,9 @@ impl Bm25 {
     /// Scores every chunk containing a query term. Returns the scores (dense, one per chunk) and
     /// the query's coverage by each chunk: the share of the query's IDF mass it matches, a
     /// model-free signal of whether the book talks about the question at all.
-    pub fn score(&self, query: &str) -> Bm25Scores {
-        self.score_fuzzy(query, 0.0)
+    /// `common`: the index's common English words, to count unseen everyday words apart.
+    pub fn score(&self, query: &str, common: &CommonWords) -> Bm25Scores {
+        self.score_fuzzy(query, 0.0, common)
     }
 
     /// [`Bm25::score`], with typo tolerance: a query term the book never uses, of at least
@@ -155,7 +162,7 @@ impl Bm25 {
     /// (one letter inserted, deleted, replaced, or two neighbours swapped), whose score counts
     /// `fuzzy_weight` times. Readers' typos ("memroy", "paramters") otherwise match nothing. The
     /// coverage and the unseen-term count are those of the query as typed, so refusal is unchanged.
-    pub fn score_fuzzy(&self, query: &str, fuzzy_weight: f32) -> Bm25Scores {
+    pub fn score_fuzzy(&self, query: &str, fuzzy_weight: f32, common: &CommonWords) -> Bm25Scores {
         let mut terms = analyze(query);
         terms.sort_unstable();
         terms.dedup();
@@ -164,15 +171,20 @@ impl Bm25 {
         let mut total_idf = 0.0;
         // A word the book never uses weighs as much as the rarest possible term.
         let unseen_idf = self.idf(0);
-        let mut unseen_terms = 0;
+        let (mut unseen_terms, mut unseen_typos, mut unseen_common) = (0, 0, 0);
         for t in &terms {
             let Some(&ti) = self.lookup.get(t) else {
                 total_idf += unseen_idf;
                 unseen_terms += 1;
-                if fuzzy_weight > 0.0 {
-                    if let Some(ti) = self.nearest_term(t) {
-                        self.add_postings(ti, fuzzy_weight, &mut scores);
+                match self.nearest_term(t) {
+                    Some(ti) => {
+                        unseen_typos += 1;
+                        if fuzzy_weight > 0.0 {
+                            self.add_postings(ti, fuzzy_weight, &mut scores);
+                        }
                     }
+                    None if common.contains(t) => unseen_common += 1,
+                    None => {}
                 }
                 continue;
             };
@@ -197,6 +209,8 @@ impl Bm25 {
             coverage,
             query_terms: terms.len(),
             unseen_terms,
+            unseen_typos,
+            unseen_common,
         }
     }
 
@@ -346,6 +360,11 @@ pub struct Bm25Scores {
     /// Query terms the book never uses. A question naming something the book lacks (a tool, a
     /// product) is usually out of scope, whatever the book's score scale: a refusal signal.
     pub unseen_terms: usize,
+    /// Of `unseen_terms`, those one letter away from a term of the book: likely typos of it.
+    pub unseen_typos: usize,
+    /// Of `unseen_terms`, those that are not typos but common English words
+    /// ([`CommonWords`]): a reader's own wording more often than a thing the book lacks.
+    pub unseen_common: usize,
 }
 
 #[cfg(test)]
@@ -372,10 +391,14 @@ mod tests {
         ]
     }
 
+    fn none() -> CommonWords {
+        CommonWords::default()
+    }
+
     #[test]
     fn ranks_matching_chunks_and_round_trips() {
         let idx = Bm25::build(&docs(), Bm25Params::default());
-        let s = idx.score("how do I publish messages?");
+        let s = idx.score("how do I publish messages?", &none());
         assert!(s.scores[0] > s.scores[2] && s.scores[2] > 0.0 && s.scores[1] == 0.0);
         let mut w = Writer::default();
         idx.write(&mut w);
@@ -386,9 +409,18 @@ mod tests {
     #[test]
     fn counts_the_query_terms_the_book_never_uses() {
         let idx = Bm25::build(&docs(), Bm25Params::default());
-        assert_eq!(idx.score("publish messages on topics").unseen_terms, 0);
-        let s = idx.score("publish messages to kubernetes with kafka");
+        assert_eq!(
+            idx.score("publish messages on topics", &none())
+                .unseen_terms,
+            0
+        );
+        let s = idx.score("publish messages to kubernetes with kafka", &none());
         assert_eq!((s.query_terms, s.unseen_terms), (4, 2));
+        assert_eq!((s.unseen_typos, s.unseen_common), (0, 0));
+        // A typo of a book term, an everyday word, and a name.
+        let common = CommonWords::new(["sunday".to_string()]);
+        let s = idx.score("publish mesages on sunday with kubernetes", &common);
+        assert_eq!((s.unseen_terms, s.unseen_typos, s.unseen_common), (3, 1, 1));
     }
 
     #[test]
@@ -417,26 +449,26 @@ mod tests {
     fn a_typo_matches_the_word_meant_with_a_lower_weight() {
         let idx = Bm25::build(&docs(), Bm25Params::default());
         // "simulatse" is one swap from the stem of "simulates".
-        let plain = idx.score("gazebo simualtes");
-        let fuzzy = idx.score_fuzzy("gazebo simualtes", 0.5);
-        let exact = idx.score("gazebo simulates");
+        let plain = idx.score("gazebo simualtes", &none());
+        let fuzzy = idx.score_fuzzy("gazebo simualtes", 0.5, &none());
+        let exact = idx.score("gazebo simulates", &none());
         assert!(fuzzy.scores[1] > plain.scores[1] && fuzzy.scores[1] < exact.scores[1]);
         // Refusal signals are those of the question as typed.
         assert_eq!(fuzzy.unseen_terms, 1);
         assert_eq!(fuzzy.coverage, plain.coverage);
         // Short unknown words are not corrected.
         assert_eq!(
-            idx.score_fuzzy("nodx", 1.0).scores,
-            idx.score("nodx").scores
+            idx.score_fuzzy("nodx", 1.0, &none()).scores,
+            idx.score("nodx", &none()).scores
         );
     }
 
     #[test]
     fn coverage_is_low_for_unrelated_questions() {
         let idx = Bm25::build(&docs(), Bm25Params::default());
-        let s = idx.score("capital of Peru");
+        let s = idx.score("capital of Peru", &none());
         assert!(s.coverage.iter().all(|&c| c == 0.0));
-        let s = idx.score("gazebo physics");
+        let s = idx.score("gazebo physics", &none());
         assert!(s.coverage[1] > 0.99);
     }
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::binio::{envelope, open_envelope, Reader, Writer};
 use crate::bm25::Bm25;
 use crate::chunk::ChunkMeta;
+use crate::common_words::CommonWords;
 use crate::error::AssetError;
 use crate::vectors::QuantizedVectors;
 
@@ -53,6 +54,12 @@ pub struct SearchSettings {
     /// as they refused before).
     #[serde(default)]
     pub hybrid_min_coverage: Option<f32>,
+    /// How much an unseen query term that is a common English word counts towards
+    /// `unseen_penalty` (a name the book lacks counts 1, a likely typo of a book term 0); see
+    /// [`unseen_count`]. Absent in assets built before it existed (`None`: every unseen term
+    /// counts 1, as they refused before). 0..=1.
+    #[serde(default)]
+    pub common_unseen_weight: Option<f32>,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
     /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
@@ -103,6 +110,7 @@ impl Default for SearchSettings {
             min_coverage: 0.35,
             unseen_penalty: 0.0,
             hybrid_min_coverage: None,
+            common_unseen_weight: None,
             candidates_per_result: 10,
             passage_weight: 0.5,
             fuzzy_weight: 1.0,
@@ -138,6 +146,10 @@ pub struct IndexMeta {
     pub settings: SearchSettings,
     /// Title of the book, for prompts.
     pub book_title: String,
+    /// Common English words the book never uses ([`CommonWords`]), so an unseen query term can be
+    /// told apart from a name the book lacks. Empty in indexes built before it existed.
+    #[serde(default)]
+    pub common_words: CommonWords,
 }
 
 /// Which signals a search uses: hybrid is the default; the others exist for evaluation and for
@@ -212,6 +224,11 @@ pub struct SearchResults {
     pub mode: Mode,
     /// The relevance a hit needs to count as an answer, in this mode.
     pub threshold: f32,
+    /// With the encoder and a words test (`SearchSettings::hybrid_min_coverage`): how far the
+    /// question's best term coverage clears that test (negative: it falls short). A question the
+    /// words carry is answered whatever its cosine, so its answer is not borderline because the
+    /// relevance is: the confidence reads the larger of the two margins.
+    pub words_margin: Option<f32>,
     /// Hybrid only: the best hit is also the best candidate by words alone (BM25) and by meaning
     /// alone (cosine). When the three rankings agree the top source is right far more often
     /// (0.85–0.92 on every labelled book), a signal for the answer's confidence.
@@ -416,7 +433,9 @@ impl Index {
         let k = req.k.clamp(1, MAX_K);
         let s = &self.meta.settings;
         let n = self.len();
-        let bm = self.bm25.score_fuzzy(req.query, s.fuzzy_weight);
+        let bm = self
+            .bm25
+            .score_fuzzy(req.query, s.fuzzy_weight, &self.meta.common_words);
         let qv = req
             .query_vector
             .filter(|v| v.len() == self.dim() && v.iter().all(|x| x.is_finite()))
@@ -498,7 +517,7 @@ impl Index {
         }
         cand.sort_unstable();
         cand.dedup();
-        let unseen = s.unseen_penalty * bm.unseen_terms.min(MAX_UNSEEN_TERMS) as f32;
+        let unseen = s.unseen_penalty * unseen_count(&bm, s.common_unseen_weight);
         let best_cov = bm.coverage.iter().copied().fold(0f32, f32::max);
         let max_bm = cand
             .iter()
@@ -606,8 +625,14 @@ impl Index {
             _ => best_dense + s.coverage_weight * best_cov,
         } - unseen;
         // With the encoder and `hybrid_min_coverage`, the words must fall short as well.
+        let words_margin = match s.hybrid_min_coverage {
+            Some(min) if mode == Mode::Hybrid && bm.query_terms > 0 => {
+                Some(best_cov - unseen - min)
+            }
+            _ => None,
+        };
         let words_refuse = match s.hybrid_min_coverage {
-            Some(min) if mode == Mode::Hybrid => bm.query_terms == 0 || best_cov - unseen < min,
+            Some(_) if mode == Mode::Hybrid => words_margin.is_none_or(|m| m < 0.0),
             _ => true,
         };
         let refused = hits.is_empty()
@@ -618,6 +643,7 @@ impl Index {
             refused,
             mode,
             threshold,
+            words_margin,
             agree,
         }
     }
@@ -684,6 +710,8 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
         && (0.0..=1.0).contains(&s.unseen_penalty)
         && s.hybrid_min_coverage
             .is_none_or(|c| (0.0..=2.0).contains(&c))
+        && s.common_unseen_weight
+            .is_none_or(|c| (0.0..=1.0).contains(&c))
         && (1..=1000).contains(&s.candidates_per_result)
         && (0.0..=1.0).contains(&s.passage_weight)
         && (0.0..=1.0).contains(&s.fuzzy_weight)
@@ -731,6 +759,50 @@ fn top_indices(values: &[f32], k: usize) -> Vec<u32> {
 /// At most this many unseen query terms count against a question (see
 /// [`SearchSettings::unseen_penalty`]).
 pub const MAX_UNSEEN_TERMS: usize = 3;
+
+/// How many unseen query terms count against a question, at most [`MAX_UNSEEN_TERMS`]: with a
+/// `common_weight` ([`SearchSettings::common_unseen_weight`]) a name the book lacks counts 1, a
+/// common English word `common_weight` and a likely typo of a book term 0; without, every unseen
+/// term counts 1. The one definition used by the search and the build's calibration.
+pub fn unseen_count(bm: &crate::bm25::Bm25Scores, common_weight: Option<f32>) -> f32 {
+    weigh_unseen(
+        UnseenTerms {
+            query: bm.query_terms,
+            all: bm.unseen_terms,
+            typos: bm.unseen_typos,
+            common: bm.unseen_common,
+        },
+        common_weight,
+    )
+}
+
+/// A question's term counts that [`weigh_unseen`] reads (see [`crate::bm25::Bm25Scores`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UnseenTerms {
+    /// Distinct searchable terms of the question.
+    pub query: usize,
+    /// Of those, terms the book never uses.
+    pub all: usize,
+    /// Of `all`, likely typos of a book term.
+    pub typos: usize,
+    /// Of `all`, common English words that are not typos.
+    pub common: usize,
+}
+
+/// [`unseen_count`] from the counts alone. An everyday word the book never uses is a reader's own
+/// wording only next to words the book does use: when at least half of the question's terms are
+/// unseen (typos aside), the question is about something else ("a recipe for chocolate cake": every
+/// word common English), and its common words count in full like names.
+pub fn weigh_unseen(t: UnseenTerms, common_weight: Option<f32>) -> f32 {
+    let unseen = t.all.saturating_sub(t.typos);
+    let mostly_unseen = 2 * unseen >= t.query.max(1);
+    let n = match common_weight {
+        None => t.all as f32,
+        Some(_) if mostly_unseen => unseen as f32,
+        Some(c) => unseen.saturating_sub(t.common) as f32 + c * t.common as f32,
+    };
+    n.min(MAX_UNSEEN_TERMS as f32)
+}
 
 /// Inflates a deflate section, refusing anything implausibly large.
 pub(crate) fn inflate(data: &[u8]) -> Result<Vec<u8>, AssetError> {

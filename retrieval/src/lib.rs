@@ -12,6 +12,7 @@ pub mod ann;
 mod binio;
 pub mod bm25;
 pub mod chunk;
+pub mod common_words;
 pub mod encoder;
 pub mod error;
 pub mod hash;

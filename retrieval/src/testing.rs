@@ -315,6 +315,7 @@ pub fn unwritten_index() -> Index {
                 .collect(),
             settings: SearchSettings::default(),
             book_title: BOOK_TITLE.into(),
+            common_words: Default::default(),
         },
         vectors: QuantizedVectors::quantize(&vectors, DIM),
         bm25: Bm25::build(&docs, Bm25Params::default()),

@@ -359,6 +359,10 @@ pub fn start_encoder(
         };
         match load_encoder(&module_url, &weights).await {
             Ok(encode) => {
+                // One encoding now, while the reader is still typing: the engine compiles the
+                // encoder's hot loops and its buffers are allocated before the first question
+                // waits on them.
+                let _ = encode("warm up");
                 retriever.attach_encoder(encode);
                 // Visible to operators and tests: questions are now embedded in the browser.
                 set_host_attribute("data-search", "hybrid");

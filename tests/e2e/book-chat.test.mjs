@@ -91,12 +91,29 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       // Enter to request sent (retrieval, encoding and prompt building in the browser), as a figure:
       // measured from the keypress to the stub's receipt, both on this machine's clock.
       await page.getByRole('textbox', {name: 'Your question'}).fill(QUESTION);
+      // The same span on the page's own clock, without Playwright's process hops: from the Enter
+      // keydown to the widget's fetch of the chat endpoint (the widget calls window.fetch).
+      await page.evaluate(() => {
+        const t = (window.__enterTiming = {});
+        document.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter' && t.key === undefined) t.key = performance.now();
+        }, true);
+        const fetch = window.fetch;
+        window.fetch = function (input, init) {
+          const url = typeof input === 'string' ? input : String(input?.url ?? input);
+          if (url.includes('/api/chat') && t.sent === undefined) t.sent = performance.now();
+          return fetch.call(this, input, init);
+        };
+      });
       const pressed = Date.now();
       await page.getByRole('textbox', {name: 'Your question'}).press('Enter');
       while (stub.requests.length === before && Date.now() - pressed < 20000) {
         await new Promise((r) => setTimeout(r, 2));
       }
       console.log(`figure: Enter to request received by the upstream stub: ${Date.now() - pressed} ms (hybrid, encoder loaded)`);
+      const timing = await page.evaluate(() => window.__enterTiming);
+      assert.ok(timing.key !== undefined && timing.sent !== undefined, `Enter or the chat request not seen in the page: ${JSON.stringify(timing)}`);
+      console.log(`figure: Enter to chat request sent, in the page (encoding, search, prompt): ${(timing.sent - timing.key).toFixed(1)} ms (hybrid, encoder loaded)`);
       // Streaming: the first words are shown while the last are still to come, and Stop is offered.
       await lastAnswer(page).getByText('According to the book', {exact: false}).waitFor();
       const partial = await lastAnswer(page).innerText();
