@@ -130,16 +130,16 @@ pub enum WordEmbeddings {
 }
 
 /// How the shipped encoder is quantized (`Encoder::quantized_with`): bits and group width of the
-/// layers' weights and of the word table. The default is what `index-builder build` ships: 4-bit
-/// groups of 32, except the FFN contraction at 5 bits and the last layer's attention output at 6.
+/// layers' weights and of the word table. `index-builder build` ships the default: 4-bit codes
+/// (groups of 32), except the FFN contraction at 5 bits and the last layer's attention output at 6.
 /// Both output projections at 4 bits everywhere cost up to 0.016 of section recall@5 on the
 /// labelled books and 0.006 of mean cosine to the f32 model; the FFN contraction at 5 bits saves
 /// 0.8 MB for 0.0007. Per layer (held-out book paragraphs), the attention output at 4 bits costs
 /// 0.0001–0.0002 of mean cosine in each of the first five layers and 0.0017 in the last, so only
 /// the last keeps 6 bits (int8 rows everywhere cost 0.44 MB more, entropy-coded, for 0.0005);
 /// `tests/encoder_plans.rs` in the index builder compares plans and prints this sensitivity.
-/// [`QuantPlan::ROW_STEPS`] is smaller at a higher cosine but not the default (see there).
-/// Fitted codebooks (`fitted`) lose to this default on the sample book.
+/// The default is [`QuantPlan::ROW_STEPS`]: those bits, with most kinds rounded to one step a row
+/// instead of one per group (see there). Fitted codebooks (`fitted`) lose to both on the sample book.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantPlan {
     /// Bits per weight of each layer's matrices, in the order [query, key, value, attention output,
@@ -174,32 +174,34 @@ pub struct QuantPlan {
 
 impl Default for QuantPlan {
     fn default() -> Self {
-        QuantPlan {
-            bits: [4, 4, 4, 4, 4, 5],
-            last_bits: [4, 4, 4, 6, 4, 5],
-            layer_group: 32,
-            word_bits: 4,
-            word_group: 32,
-            smooth_percent: 50,
-            gptq: true,
-            fitted: [false; 6],
-            word_fitted: false,
-            precision: [0; 6],
-            word_precision: 0,
-        }
+        QuantPlan::ROW_STEPS
     }
 }
 
 impl QuantPlan {
-    /// The default with every kind but the attention output, and the word table, rounded to one
-    /// step a row (`precision`: the row's rms over 2.8 for query and key, 3.2 value, 3.3 FFN
-    /// expansion, 4.2 FFN contraction, 2.7 word table; see `grouped::row_scales`). On the five
-    /// books 0.34–0.36 MB (5 %) smaller than the default, at a higher cosine to the f32 model
+    /// The default before [`QuantPlan::ROW_STEPS`]: a step per group of 32 from the group's largest value, codes
+    /// `bits` wide. Kept to compare plans (`tests/encoder_plans.rs`) and to read what it wrote.
+    pub const GROUP_STEPS: QuantPlan = QuantPlan {
+        bits: [4, 4, 4, 4, 4, 5],
+        last_bits: [4, 4, 4, 6, 4, 5],
+        layer_group: 32,
+        word_bits: 4,
+        word_group: 32,
+        smooth_percent: 50,
+        gptq: true,
+        fitted: [false; 6],
+        word_fitted: false,
+        precision: [0; 6],
+        word_precision: 0,
+    };
+
+    /// The default: every kind but the attention output, and the word table, rounded to one step a
+    /// row (`precision`: the row's rms over 2.8 for query and key, 3.2 value, 3.3 FFN expansion,
+    /// 4.2 FFN contraction, 2.7 word table; see `grouped::row_scales`). On the five books 0.34–0.36
+    /// MB (5 %) smaller than [`QuantPlan::GROUP_STEPS`], at a higher cosine to the f32 model
     /// (sample book: mean 0.9909 vs 0.9901, min 0.9797 vs 0.9741; held-out paragraphs 0.9898 vs
-    /// 0.9889) and section recall@5 within 0.01 of the default on every labelled book. Not the
-    /// default: with it, the leave-one-book-out refusal calibration of the quality test lands on
-    /// another optimum for one book (its out-of-scope refusals 0.85 → 0.60, answerable refusals
-    /// 0.17 → 0.08, and the same flip in its BM25-only phase, which does not use the encoder).
+    /// 0.9889), section recall@5 within 0.01 on every labelled book and the same leave-one-book-out
+    /// refusal figures (answerable refusals equal or lower).
     pub const ROW_STEPS: QuantPlan = QuantPlan {
         bits: [4, 4, 4, 4, 4, 5],
         last_bits: [4, 4, 4, 6, 4, 5],
