@@ -119,10 +119,9 @@ impl ExcerptCutoffs {
 /// Margin under which an answer is "low": just above the threshold.
 const LOW_MARGIN: f32 = 0.02;
 /// "High" margin with the encoder (fitted, see [`ExcerptCutoffs::for_phase`]).
-const HIGH_MARGIN_HYBRID: f32 = 0.38;
-/// "High" term coverage with the encoder (fitted; 0: no coverage cut-off gave more "high" answers
-/// at the fit's precision).
-const HIGH_COVERED_HYBRID: f32 = 0.0;
+const HIGH_MARGIN_HYBRID: f32 = 0.36;
+/// "High" term coverage with the encoder (fitted).
+const HIGH_COVERED_HYBRID: f32 = 0.6;
 /// Whether "high" needs the rankings to agree with the encoder (fitted).
 const HIGH_AGREE_HYBRID: bool = true;
 /// "High" margin before the encoder has loaded (fitted).

@@ -73,20 +73,20 @@ impl Default for Calibration {
     /// refits that leave the measured book out.
     fn default() -> Self {
         Self {
-            coverage_weight: 0.45,
+            coverage_weight: 0.0,
             unseen_penalty: 0.3,
-            common_weight: 0.0,
-            neg_quantile: 0.85,
+            common_weight: 0.15,
+            neg_quantile: 0.5,
             pos_quantile: 0.0,
-            neg_weight: 0.5,
+            neg_weight: 0.0,
             mix: 0.0,
-            offset: 0.2,
+            offset: 0.32,
             bm25_neg_quantile: 0.5,
             bm25_pos_quantile: 0.0,
             bm25_neg_weight: 0.0,
             bm25_mix: 0.0,
             bm25_offset: 0.2,
-            words_offset: 0.3,
+            words_offset: 0.0,
         }
     }
 }
