@@ -203,17 +203,9 @@ impl QuantPlan {
     /// 0.9889), section recall@5 within 0.01 on every labelled book and the same leave-one-book-out
     /// refusal figures (answerable refusals equal or lower).
     pub const ROW_STEPS: QuantPlan = QuantPlan {
-        bits: [4, 4, 4, 4, 4, 5],
-        last_bits: [4, 4, 4, 6, 4, 5],
-        layer_group: 32,
-        word_bits: 4,
-        word_group: 32,
-        smooth_percent: 50,
-        gptq: true,
-        fitted: [false; 6],
-        word_fitted: false,
         precision: [28, 28, 32, 0, 33, 42],
         word_precision: 27,
+        ..QuantPlan::GROUP_STEPS
     };
 }
 
