@@ -30,16 +30,6 @@ impl CommonWords {
     pub fn contains(&self, term: &str) -> bool {
         self.0.contains(term)
     }
-
-    /// How many words the set holds.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether the set is empty (an index built before it existed).
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl Serialize for CommonWords {

@@ -117,6 +117,32 @@ impl Grid {
     }
 }
 
+/// How one matrix (rows of `cols`) is rounded under a plan's settings for its kind: with
+/// `precision > 0`, one step a row (its rms over `precision`, codes up to ±127, the whole row one
+/// group); with `fitted`, `2^bits` levels fitted to the weights, each column counted by
+/// `column_weight()` (called only then; empty = every column 1); else the uniform grid of `bits`.
+/// At 8 bits neither applies. Returns the grid, the group width and the row precision, as
+/// [`quantize_rows_grid`] and GPTQ take them. The one choice for the layers and the word table.
+pub fn rounding(
+    w: &[f32],
+    cols: usize,
+    bits: u8,
+    group: usize,
+    fitted: bool,
+    precision: f32,
+    column_weight: impl FnOnce() -> Vec<f64>,
+) -> (Grid, usize, Option<f32>) {
+    if precision > 0.0 && bits < 8 {
+        (Grid::Uniform(8), cols, Some(precision))
+    } else if fitted && bits < 8 {
+        let count = 1usize << bits;
+        let levels = fit_levels(w, cols, &column_weight(), group, count, (count - 1) as i32);
+        (Grid::Levels(levels), group, None)
+    } else {
+        (Grid::Uniform(bits), group, None)
+    }
+}
+
 /// A codebook of `count` integer levels in `-reach..=reach` for a matrix (rows of `cols`) quantized
 /// in groups of `group`: the levels of least squared error, each weight counted with `weight` of its
 /// column (e.g. the diagonal of GPTQ's `Xᵀ X`: a column that sees large inputs matters more), after

@@ -108,40 +108,20 @@ impl Linear {
                 // At 8 bits plain rounding is already close; GPTQ would only cost build time
                 // (its largest factorization is the 1536-wide FFN contraction's).
                 let gptq = calib.filter(|c| c.gptq && bits < 8 && c.gram.len() == inp * inp);
-                let gram_diag = |c: &Calibration| -> Vec<f64> {
-                    (0..*inp)
-                        .map(|k| {
-                            let sk = smooth.get(k).copied().unwrap_or(1.0) as f64;
-                            c.gram.get(k * inp + k).copied().unwrap_or(1.0) as f64 / (sk * sk)
-                        })
-                        .collect()
-                };
-                // One step a row, its rms over `precision`, codes up to ±127 (see
-                // `grouped::row_scales`).
-                let (row_precision, group) = if precision > 0.0 && bits < 8 {
-                    (Some(precision), *inp)
-                } else {
-                    (None, group)
-                };
-                let grid = if row_precision.is_some() {
-                    super::grouped::Grid::Uniform(8)
-                } else if fitted && bits < 8 {
-                    let weight = match calib.as_ref().filter(|c| c.gram.len() == inp * inp) {
-                        Some(c) => gram_diag(c),
-                        None => vec![1.0; *inp],
-                    };
-                    let count = 1usize << bits;
-                    super::grouped::Grid::Levels(super::grouped::fit_levels(
-                        w,
-                        *inp,
-                        &weight,
-                        group,
-                        count,
-                        (count - 1) as i32,
-                    ))
-                } else {
-                    super::grouped::Grid::Uniform(bits)
-                };
+                let (grid, group, row_precision) =
+                    super::grouped::rounding(w, *inp, bits, group, fitted, precision, || {
+                        // Columns weighted by the diagonal of `Xᵀ X` on the balanced inputs.
+                        match calib.as_ref().filter(|c| c.gram.len() == inp * inp) {
+                            Some(c) => (0..*inp)
+                                .map(|k| {
+                                    let sk = smooth.get(k).copied().unwrap_or(1.0) as f64;
+                                    c.gram.get(k * inp + k).copied().unwrap_or(1.0) as f64
+                                        / (sk * sk)
+                                })
+                                .collect(),
+                            None => vec![1.0; *inp],
+                        }
+                    });
                 let (q, scale) = match gptq {
                     Some(c) => {
                         // The rounded weights see the balanced inputs x / s.

@@ -608,26 +608,15 @@ impl Encoder {
                         rows.extend_from_slice(&table[id * h..(id + 1) * h]);
                     }
                 }
-                let (row_precision, group) = if plan.word_precision > 0 && plan.word_bits < 8 {
-                    (Some(plan.word_precision as f32 / 10.0), h)
-                } else {
-                    (None, plan.word_group)
-                };
-                let grid = if row_precision.is_some() {
-                    grouped::Grid::Uniform(8)
-                } else if plan.word_fitted && plan.word_bits < 8 {
-                    let count = 1usize << plan.word_bits;
-                    grouped::Grid::Levels(grouped::fit_levels(
-                        &rows,
-                        h,
-                        &[],
-                        plan.word_group,
-                        count,
-                        (count - 1) as i32,
-                    ))
-                } else {
-                    grouped::Grid::Uniform(plan.word_bits)
-                };
+                let (grid, group, row_precision) = grouped::rounding(
+                    &rows,
+                    h,
+                    plan.word_bits,
+                    plan.word_group,
+                    plan.word_fitted,
+                    plan.word_precision as f32 / 10.0,
+                    Vec::new,
+                );
                 let (q, s) = grouped::quantize_rows_grid(&rows, h, &grid, group, row_precision);
                 match Grouped::from_i8_grid(&q, &s, h, &grid, group) {
                     Some(table) => WordEmbeddings::Grouped { row_of, table },
