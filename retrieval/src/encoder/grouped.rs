@@ -441,24 +441,20 @@ impl Grouped {
     /// Checks every count, code and multiplier (a file's contents are not trusted).
     pub fn validate(&self, what: &'static str) -> Result<(), AssetError> {
         let bad = |reason: String| AssetError::Corrupt { what, reason };
-        if !(2..=8).contains(&self.bits) || self.group == 0 || self.cols == 0 {
-            return Err(bad(format!(
-                "matrix of {} bits, groups of {}",
-                self.bits, self.group
-            )));
-        }
         let n = self.rows * self.cols;
-        let groups = self.rows * self.cols.div_ceil(self.group);
-        if self.packed.len() != (n * self.bits as usize).div_ceil(8)
-            || self.mults.len() != groups
-            || self.row_scale.len() != self.rows
-        {
-            return Err(bad("matrix sizes disagree with its shape".into()));
-        }
-        check_levels(&self.levels, self.bits, &self.mults, what)?;
-        if self.row_scale.iter().any(|&s| !from_bf16(s).is_finite()) {
-            return Err(AssetError::NotFinite { what });
-        }
+        check_frame(
+            Frame {
+                rows: self.rows,
+                cols: self.cols,
+                bits: self.bits,
+                group: self.group,
+                mults: &self.mults,
+                row_scale: &self.row_scale,
+                levels: &self.levels,
+            },
+            self.packed.len() == (n * self.bits as usize).div_ceil(8),
+            what,
+        )?;
         if self.levels.is_empty() {
             if (0..n).any(|i| self.code(i) == 0) {
                 return Err(bad("code 0 is not used".into()));
@@ -543,6 +539,40 @@ fn level(levels: &[i8], bits: u8, c: u8) -> i32 {
     }
 }
 
+/// What [`Grouped`] and [`ByteCodes`] hold besides their codes (packed or one a byte).
+struct Frame<'a> {
+    rows: usize,
+    cols: usize,
+    bits: u8,
+    group: usize,
+    mults: &'a [u8],
+    row_scale: &'a [u16],
+    levels: &'a [i8],
+}
+
+/// The checks both code layouts share, in this order: the shape, the sizes (`codes_fit`: the
+/// caller's codes have the shape's length), the code table and multipliers, the row scales.
+fn check_frame(f: Frame, codes_fit: bool, what: &'static str) -> Result<(), AssetError> {
+    let bad = |reason: String| AssetError::Corrupt { what, reason };
+    if !(2..=8).contains(&f.bits) || f.group == 0 || f.cols == 0 {
+        return Err(bad(format!(
+            "matrix of {} bits, groups of {}",
+            f.bits, f.group
+        )));
+    }
+    if !codes_fit
+        || f.mults.len() != f.rows * f.cols.div_ceil(f.group)
+        || f.row_scale.len() != f.rows
+    {
+        return Err(bad("matrix sizes disagree with its shape".into()));
+    }
+    check_levels(f.levels, f.bits, f.mults, what)?;
+    if f.row_scale.iter().any(|&s| !from_bf16(s).is_finite()) {
+        return Err(AssetError::NotFinite { what });
+    }
+    Ok(())
+}
+
 /// Checks a code table and the multipliers against it: at most `2^bits` levels, and every
 /// `level × multiplier` inside int8.
 fn check_levels(
@@ -583,22 +613,19 @@ impl ByteCodes {
     /// Checks every count, code and multiplier, as [`Grouped::validate`] does.
     pub fn validate(&self, what: &'static str) -> Result<(), AssetError> {
         let bad = |reason: String| AssetError::Corrupt { what, reason };
-        if !(2..=8).contains(&self.bits) || self.group == 0 || self.cols == 0 {
-            return Err(bad(format!(
-                "matrix of {} bits, groups of {}",
-                self.bits, self.group
-            )));
-        }
-        if Some(self.codes.len()) != self.rows.checked_mul(self.cols)
-            || self.mults.len() != self.rows * self.cols.div_ceil(self.group)
-            || self.row_scale.len() != self.rows
-        {
-            return Err(bad("matrix sizes disagree with its shape".into()));
-        }
-        check_levels(&self.levels, self.bits, &self.mults, what)?;
-        if self.row_scale.iter().any(|&s| !from_bf16(s).is_finite()) {
-            return Err(AssetError::NotFinite { what });
-        }
+        check_frame(
+            Frame {
+                rows: self.rows,
+                cols: self.cols,
+                bits: self.bits,
+                group: self.group,
+                mults: &self.mults,
+                row_scale: &self.row_scale,
+                levels: &self.levels,
+            },
+            Some(self.codes.len()) == self.rows.checked_mul(self.cols),
+            what,
+        )?;
         if self.levels.is_empty() {
             if self
                 .codes
