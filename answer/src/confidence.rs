@@ -119,9 +119,9 @@ impl ExcerptCutoffs {
 /// Margin under which an answer is "low": just above the threshold.
 const LOW_MARGIN: f32 = 0.02;
 /// "High" margin with the encoder (fitted, see [`ExcerptCutoffs::for_phase`]).
-const HIGH_MARGIN_HYBRID: f32 = 0.36;
+const HIGH_MARGIN_HYBRID: f32 = 0.34;
 /// "High" term coverage with the encoder (fitted).
-const HIGH_COVERED_HYBRID: f32 = 0.6;
+const HIGH_COVERED_HYBRID: f32 = 0.0;
 /// Whether "high" needs the rankings to agree with the encoder (fitted).
 const HIGH_AGREE_HYBRID: bool = true;
 /// "High" margin before the encoder has loaded (fitted).

@@ -66,6 +66,9 @@ pub struct Calibration {
     /// Added to the BM25 phase's threshold for the hybrid phase's words test
     /// (`SearchSettings::hybrid_min_coverage`).
     pub words_offset: f32,
+    /// With the encoder, questions whose best cosine is below this are refused whatever their
+    /// words (`SearchSettings::min_cosine`; 0 = no floor).
+    pub min_cosine: f32,
 }
 
 impl Default for Calibration {
@@ -73,20 +76,21 @@ impl Default for Calibration {
     /// refits that leave the measured book out.
     fn default() -> Self {
         Self {
-            coverage_weight: 0.0,
+            coverage_weight: 0.3,
             unseen_penalty: 0.3,
-            common_weight: 0.15,
+            common_weight: 0.0,
             neg_quantile: 0.5,
             pos_quantile: 0.0,
             neg_weight: 0.0,
             mix: 0.0,
-            offset: 0.32,
+            offset: 0.46,
             bm25_neg_quantile: 0.5,
             bm25_pos_quantile: 0.0,
             bm25_neg_weight: 0.0,
             bm25_mix: 0.0,
             bm25_offset: 0.2,
             words_offset: 0.0,
+            min_cosine: 0.2,
         }
     }
 }
@@ -294,6 +298,8 @@ pub struct Thresholds {
     pub unseen: Unseen,
     /// `hybrid_min_coverage`.
     pub words: f32,
+    /// `min_cosine` (0: no floor).
+    pub min_cosine: f32,
 }
 
 /// The book's thresholds under `c`.
@@ -314,6 +320,7 @@ pub fn thresholds(s: &BookSample, c: &Calibration) -> Thresholds {
         min_coverage: bm25.clamp(0.0, 1.0),
         unseen: u,
         words: (bm25 + c.words_offset).clamp(0.0, 1.0),
+        min_cosine: c.min_cosine.clamp(0.0, 1.0),
     }
 }
 
@@ -331,6 +338,7 @@ pub fn apply(
     settings.unseen_penalty = t.unseen.0;
     settings.common_unseen_weight = Some(t.unseen.1);
     settings.hybrid_min_coverage = Some(t.words);
+    settings.min_cosine = (t.min_cosine > 0.0).then_some(t.min_cosine);
     let dim = index.dim();
     *index = Index::from_bytes(&index.to_bytes()?, Some(dim))?;
     Ok(())
@@ -338,11 +346,13 @@ pub fn apply(
 
 /// Whether the search refuses a question with `sig` under thresholds `t` (from [`thresholds`]), in
 /// the hybrid phase (`hybrid`) or the BM25-only one: the rule of `Index::search` (with the
-/// encoder, the words must fall short too: `SearchSettings::hybrid_min_coverage`).
+/// encoder, the words must fall short too: `SearchSettings::hybrid_min_coverage`, unless the
+/// cosine is below `SearchSettings::min_cosine`).
 pub fn refuses(sig: &Signals, t: &Thresholds, hybrid: bool) -> bool {
     let words_below = |min: f32| sig.bm25_relevance(t.unseen).is_none_or(|c| c < min);
     if hybrid {
-        sig.relevance(t.coverage_weight, t.unseen) < t.min_relevance && words_below(t.words)
+        sig.cosine < t.min_cosine
+            || sig.relevance(t.coverage_weight, t.unseen) < t.min_relevance && words_below(t.words)
     } else {
         words_below(t.min_coverage)
     }
@@ -400,8 +410,15 @@ struct Rule {
 
 impl Scored {
     /// `words`: for the hybrid phase, which labelled questions the words-only test refuses (the
-    /// others are never refused, see [`refuses`]).
-    fn new(b: &FitBook, hybrid: bool, w: f32, u: Unseen, words: Option<&[bool]>) -> Self {
+    /// others are never refused, see [`refuses`]); `floor`: the hybrid phase's cosine floor
+    /// (questions under it are always refused).
+    fn new(
+        b: &FitBook,
+        hybrid: bool,
+        (w, floor): (f32, f32),
+        u: Unseen,
+        words: Option<&[bool]>,
+    ) -> Self {
         let r = |s: &Signals| {
             if hybrid {
                 Some(s.relevance(w, u))
@@ -415,7 +432,14 @@ impl Scored {
             .enumerate()
             .map(|(k, (o, s))| {
                 let kept = words.is_none_or(|m| m.get(k).copied().unwrap_or(true));
-                (*o, if kept { r(s) } else { Some(f32::INFINITY) })
+                let relevance = if hybrid && s.cosine < floor {
+                    None
+                } else if kept {
+                    r(s)
+                } else {
+                    Some(f32::INFINITY)
+                };
+                (*o, relevance)
             })
             .collect();
         let mut negative: Vec<f32> = b.sample.negative.iter().filter_map(r).collect();
@@ -497,10 +521,11 @@ fn rules() -> Vec<Rule> {
 }
 
 /// Grid search of one phase's parameters: returns the coverage weight, the rule and its score.
-/// `words`: per book, the hybrid phase's words-only refusals (see [`Scored::new`]).
+/// `words`: per book, the hybrid phase's words-only refusals; `floor`: its cosine floor (see
+/// [`Scored::new`]).
 fn fit_phase(
     books: &[&FitBook],
-    hybrid: bool,
+    (hybrid, floor): (bool, f32),
     weights: &[f32],
     u: Unseen,
     words: Option<&[Vec<bool>]>,
@@ -515,7 +540,7 @@ fn fit_phase(
                 Scored::new(
                     b,
                     hybrid,
-                    w,
+                    (w, floor),
                     u,
                     words.and_then(|m| m.get(k)).map(Vec::as_slice),
                 )
@@ -542,12 +567,15 @@ fn fit_phase(
 /// common-word weight, shared by both phases) the BM25 phase's threshold is fitted first; then
 /// for each offset of the hybrid phase's words test from it, the hybrid phase's coverage weight
 /// and threshold are fitted under the rule the search applies with the encoder (refuse only when
-/// the words fall short too), and the combination whose hybrid fit scores best is kept.
+/// the words fall short too, or when the cosine is under a floor, itself one of the grid's
+/// values), and the combination whose hybrid fit scores best is kept.
 pub fn fit(books: &[&FitBook]) -> Calibration {
     const PENALTIES: [f32; 6] = [0.0, 0.1, 0.15, 0.2, 0.3, 0.4];
     const COMMON: [f32; 4] = [0.0, 0.15, 0.3, 0.5];
     const WEIGHTS: [f32; 6] = [0.0, 0.15, 0.3, 0.45, 0.6, 0.8];
     const WORDS_OFFSETS: [f32; 6] = [-0.05, 0.0, 0.1, 0.2, 0.3, 1.0];
+    // The hybrid phase's cosine floor (0: none); tried in this order, so a tie keeps the lower.
+    const FLOORS: [f32; 4] = [0.0, 0.15, 0.2, 0.25];
     let rules = rules();
     let mut best: Option<(f32, Calibration)> = None;
     for penalty in PENALTIES {
@@ -556,7 +584,7 @@ pub fn fit(books: &[&FitBook]) -> Calibration {
                 continue;
             }
             let u = (penalty, common);
-            let (_, b, _) = fit_phase(books, false, &[0.0], u, None, &rules);
+            let (_, b, _) = fit_phase(books, (false, 0.0), &[0.0], u, None, &rules);
             for words_offset in WORDS_OFFSETS {
                 let words = Calibration {
                     unseen_penalty: penalty,
@@ -580,19 +608,28 @@ pub fn fit(books: &[&FitBook]) -> Calibration {
                             .collect()
                     })
                     .collect();
-                let (w, h, score) =
-                    fit_phase(books, true, &WEIGHTS, u, Some(&refused_by_words), &rules);
-                if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                    let c = Calibration {
-                        coverage_weight: w,
-                        neg_quantile: h.neg_quantile,
-                        pos_quantile: h.pos_quantile,
-                        neg_weight: h.neg_weight,
-                        mix: h.mix,
-                        offset: h.offset,
-                        ..words
-                    };
-                    best = Some((score, c));
+                for floor in FLOORS {
+                    let (w, h, score) = fit_phase(
+                        books,
+                        (true, floor),
+                        &WEIGHTS,
+                        u,
+                        Some(&refused_by_words),
+                        &rules,
+                    );
+                    if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                        let c = Calibration {
+                            coverage_weight: w,
+                            neg_quantile: h.neg_quantile,
+                            pos_quantile: h.pos_quantile,
+                            neg_weight: h.neg_weight,
+                            mix: h.mix,
+                            offset: h.offset,
+                            min_cosine: floor,
+                            ..words
+                        };
+                        best = Some((score, c));
+                    }
                 }
             }
         }
@@ -659,6 +696,7 @@ mod tests {
             min_coverage: 0.3,
             unseen: (0.0, 0.0),
             words: 0.3,
+            min_cosine: 0.0,
         };
         let vague_but_in_the_books_words = Signals {
             cosine: 0.2,
@@ -681,6 +719,46 @@ mod tests {
         };
         assert!(!refuses(&paraphrase, t, true));
         assert!(refuses(&paraphrase, t, false));
+        // Under the cosine floor the words no longer carry it (with the encoder only).
+        let floored = &Thresholds {
+            min_cosine: 0.25,
+            ..*t
+        };
+        assert!(refuses(&vague_but_in_the_books_words, floored, true));
+        assert!(!refuses(&vague_but_in_the_books_words, floored, false));
+        assert!(!refuses(&paraphrase, floored, true));
+    }
+
+    #[test]
+    fn the_fit_finds_the_cosine_floor_when_only_it_separates() {
+        // Every question shares the book's words; only the cosine tells the off-topic ones apart.
+        let q = |cosine: f32| Signals {
+            cosine,
+            coverage: 0.6,
+            bm25_coverage: Some(0.6),
+            ..sig(0.0)
+        };
+        let book = FitBook {
+            sample: BookSample {
+                positive: (0..20).map(|i| q(0.5 + i as f32 / 100.0)).collect(),
+                negative: (0..20).map(|i| q(0.05 + i as f32 / 200.0)).collect(),
+            },
+            labelled: (0..10)
+                .map(|i| (true, q(0.05 + i as f32 / 100.0)))
+                .chain((0..30).map(|i| (false, q(0.3 + i as f32 / 100.0))))
+                .collect(),
+        };
+        let no_floor = Calibration {
+            min_cosine: 0.0,
+            ..Calibration::default()
+        };
+        assert_eq!(rates(&book, &no_floor, true), (0.0, 0.0));
+        let fitted = fit(&[&book]);
+        assert!(
+            fitted.min_cosine > 0.14 && fitted.min_cosine <= 0.3,
+            "{fitted:?}"
+        );
+        assert_eq!(rates(&book, &fitted, true), (1.0, 0.0));
     }
 
     #[test]

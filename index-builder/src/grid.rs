@@ -169,6 +169,7 @@ pub fn score_book(
             unseen_penalty: book.index.meta.settings.unseen_penalty,
             hybrid_min_coverage: book.index.meta.settings.hybrid_min_coverage,
             common_unseen_weight: book.index.meta.settings.common_unseen_weight,
+            min_cosine: book.index.meta.settings.min_cosine,
             ..c.settings
         };
         let book = &*book;

@@ -200,10 +200,11 @@ impl BookArgs {
         if !self.quiet {
             let s = built.index.meta.settings;
             eprintln!(
-                "calibrated refusal: min relevance {:.3} (coverage weight {:.2}) unless coverage reaches {:.3}, BM25 min coverage {:.3}, unseen-term penalty {:.2}",
+                "calibrated refusal: min relevance {:.3} (coverage weight {:.2}) unless coverage reaches {:.3}, never below cosine {:.2}, BM25 min coverage {:.3}, unseen-term penalty {:.2}",
                 s.min_relevance,
                 s.coverage_weight,
                 s.hybrid_min_coverage.unwrap_or(0.0),
+                s.min_cosine.unwrap_or(0.0),
                 s.min_coverage,
                 s.unseen_penalty
             );

@@ -147,12 +147,13 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         let texts = eval::texts_of(book);
         let s = book.index.meta.settings;
         println!(
-            "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, unseen-term penalty {:.2} (common words {:.2}), min relevance {:.3} unless coverage reaches {:.3}, BM25 min coverage {:.3}",
+            "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, unseen-term penalty {:.2} (common words {:.2}), min relevance {:.3} unless coverage reaches {:.3}, never below cosine {:.2}, BM25 min coverage {:.3}",
             s.coverage_weight,
             s.unseen_penalty,
             s.common_unseen_weight.unwrap_or(1.0),
             s.min_relevance,
             s.hybrid_min_coverage.unwrap_or(0.0),
+            s.min_cosine.unwrap_or(0.0),
             s.min_coverage
         );
         for (phase, hybrid) in [("before encoder", false), ("with encoder", true)] {

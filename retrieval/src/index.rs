@@ -60,6 +60,13 @@ pub struct SearchSettings {
     /// counts 1, as they refused before). 0..=1.
     #[serde(default)]
     pub common_unseen_weight: Option<f32>,
+    /// With the encoder, refuse whenever the book's best cosine to the question is below this,
+    /// whatever the words test says: a question that shares only everyday words with the book
+    /// ("what causes the northern lights" in a robotics book, cosine 0.15) is about something
+    /// else. Set by the build's calibration; absent in assets built before it existed (`None`:
+    /// no floor, as they refused before). 0..=1.
+    #[serde(default)]
+    pub min_cosine: Option<f32>,
     /// Candidates taken from each retriever before fusion, per result asked for.
     pub candidates_per_result: usize,
     /// Weight of the passage vectors in a chunk's ranking (format 2): the cosine fused with BM25
@@ -111,6 +118,7 @@ impl Default for SearchSettings {
             unseen_penalty: 0.0,
             hybrid_min_coverage: None,
             common_unseen_weight: None,
+            min_cosine: None,
             candidates_per_result: 10,
             passage_weight: 0.5,
             fuzzy_weight: 1.0,
@@ -635,8 +643,12 @@ impl Index {
             Some(_) if mode == Mode::Hybrid => words_margin.is_none_or(|m| m < 0.0),
             _ => true,
         };
+        // With the encoder, meaning can veto what the words alone would answer.
+        let off_topic =
+            mode != Mode::Bm25Only && s.min_cosine.is_some_and(|floor| best_dense < floor);
         let refused = hits.is_empty()
             || (mode == Mode::Bm25Only && bm.query_terms == 0)
+            || off_topic
             || (best < threshold && words_refuse);
         SearchResults {
             hits,
@@ -712,6 +724,7 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
             .is_none_or(|c| (0.0..=2.0).contains(&c))
         && s.common_unseen_weight
             .is_none_or(|c| (0.0..=1.0).contains(&c))
+        && s.min_cosine.is_none_or(|c| (0.0..=1.0).contains(&c))
         && (1..=1000).contains(&s.candidates_per_result)
         && (0.0..=1.0).contains(&s.passage_weight)
         && (0.0..=1.0).contains(&s.fuzzy_weight)

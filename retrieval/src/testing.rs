@@ -524,6 +524,34 @@ mod tests {
     }
 
     #[test]
+    fn under_the_cosine_floor_the_words_no_longer_answer() {
+        let mut idx = index();
+        let q = "gazebo gravity friction";
+        let v = encoder().encode(q);
+        let req = SearchRequest::new(q, Some(&v));
+        idx.meta.settings.min_relevance = 4.0;
+        idx.meta.settings.hybrid_min_coverage = Some(0.5);
+        let best = idx
+            .search(&req)
+            .hits
+            .iter()
+            .filter_map(|h| h.dense)
+            .fold(f32::MIN, f32::max);
+        idx.meta.settings.min_cosine = Some(best - 0.01);
+        assert!(
+            !idx.search(&req).refused,
+            "above the floor the words answer"
+        );
+        idx.meta.settings.min_cosine = Some(best + 0.01);
+        assert!(idx.search(&req).refused, "under it they do not");
+        // Before the encoder (BM25 only) there is no cosine: the floor does not apply.
+        let mut bm25 = SearchRequest::new(q, None);
+        bm25.mode = Mode::Bm25Only;
+        idx.meta.settings.min_coverage = 0.5;
+        assert!(!idx.search(&bm25).refused);
+    }
+
+    #[test]
     fn the_encoder_matches_the_index_space() {
         let idx = index();
         let enc = encoder();
