@@ -6,7 +6,7 @@
 
 use book_prompt::prefs::{Detail, Format, Preferences};
 
-use crate::passage::{passages, with_its_list, Kind, Passage};
+use crate::passage::{blocks, passages, with_its_list, Block, Kind, Passage};
 use crate::source::{cut_at_word, Source};
 use crate::text::terms;
 
@@ -26,6 +26,18 @@ pub const MAX_EMBEDDED: usize = 2;
 pub const EMBED_CHARS: usize = 200;
 /// How much less a quote from a lower-ranked source is worth, per rank.
 const RANK_DECAY: f32 = 0.15;
+/// Most table rows quoted (besides the header): a longer table shows the rows sharing the most
+/// of the question's terms.
+pub const MAX_TABLE_ROWS: usize = 8;
+/// Most list items quoted.
+pub const MAX_LIST_ITEMS: usize = 8;
+/// Longest quoted table cell or list item, in characters.
+const MAX_CELL_CHARS: usize = 160;
+/// When the first quote is a table, list or code block, a sentence of another section is added
+/// only if it is this close in meaning to the question (cosine of the sentence's embedding)…
+const STRONG_MEANING: f32 = 0.5;
+/// …or, before the encoder has loaded, holds this share of the question's terms.
+const STRONG_TERMS: f32 = 0.6;
 
 /// The label that opens every excerpt answer.
 pub const EXCERPT_LABEL: &str =
@@ -73,17 +85,48 @@ impl Default for Style {
 /// Embeds a text for comparing meaning; `None` when no encoder is available or it failed.
 pub type Embed<'a> = &'a dyn Fn(&str) -> Option<Vec<f32>>;
 
+/// How a quote is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    /// One sentence, in quotation marks.
+    Sentence,
+    /// A code or command block; `lang` is its fence's language tag (may be empty).
+    Code {
+        /// The fence's language tag.
+        lang: String,
+    },
+    /// A table: `text` holds its rows, one a line, cells separated by `|`, the header first.
+    Table,
+    /// A list: `text` holds its items, one a line.
+    List,
+}
+
 /// One quoted passage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Quote {
     /// Index of the quoted source in the list given to [`choose`] (0-based).
     pub source: usize,
-    /// The sentence or the code.
+    /// The sentence, the code, or the table's rows or list's items (see [`Form`]).
     pub text: String,
-    /// `Some(lang)` when the quote is a code block.
-    pub code: Option<String>,
+    /// How it is shown.
+    pub form: Form,
     /// How well the quote matched (for confidence).
     pub score: f32,
+}
+
+impl Quote {
+    /// The code block's language tag, when the quote is code.
+    pub fn code_lang(&self) -> Option<&str> {
+        match &self.form {
+            Form::Code { lang } => Some(lang),
+            _ => None,
+        }
+    }
+
+    /// Whether the quote is a sentence (not a block: code, table or list).
+    pub fn is_sentence(&self) -> bool {
+        self.form == Form::Sentence
+    }
 }
 
 /// A candidate sentence or code block.
@@ -337,57 +380,83 @@ pub fn choose(
             .then(prose[a].source.cmp(&prose[b].source))
             .then(prose[a].order.cmp(&prose[b].order))
     });
+    // The best-ranked section may say its answer only in a table, a list or code (a comparison
+    // table, a price list, a config block): with no sentence of its own to quote, one of those is
+    // the first quote, rather than a sentence of a lower-ranked section the search put below it.
+    let lead = match sources.first() {
+        Some(top) if !prose.iter().any(|c| c.source == 0 && !c.weak) => {
+            best_block(&q_terms, top, &code)
+        }
+        _ => None,
+    };
     let mut chosen: Vec<&Cand> = Vec::new();
-    // The first quote comes from the best-ranked section that has a sentence: the search ranks
-    // sections with the whole section's evidence, better than one sentence's match does.
-    let top_source = prose.iter().map(|c| c.source).min();
-    let first = order
-        .iter()
-        .copied()
-        .find(|&i| Some(prose[i].source) == top_source);
-    if let (Some(first), Some(&top)) = (first, order.first()) {
-        chosen.push(&prose[first]);
-        // Later quotes are measured against the best sentence of any section.
-        let best = &prose[top];
-        let best_score = best.score();
-        for &i in order.iter().filter(|&&i| i != first && !prose[i].weak) {
-            if chosen.len() >= max_sentences {
+    if lead.is_some() {
+        // Sentences of other sections only when they are clearly about the question.
+        let budget = max_sentences.saturating_sub(1);
+        for &i in order.iter().filter(|&&i| !prose[i].weak) {
+            if chosen.len() >= budget {
                 break;
             }
             let c = &prose[i];
-            let related = match (c.meaning, best.meaning) {
-                (Some(m), Some(bm)) => m >= bm - 0.12 && m >= 0.3,
-                _ => c.lexical > 0.0 && c.lexical >= best.lexical * 0.5,
+            let strong = match c.meaning {
+                Some(m) if question_vector.is_some() => m >= STRONG_MEANING,
+                _ => c.lexical >= STRONG_TERMS,
             };
             let per_source = chosen.iter().filter(|x| x.source == c.source).count();
-            if related && c.score() >= best_score * 0.6 && per_source < style.per_source {
+            if strong && per_source < style.per_source {
                 chosen.push(c);
             }
         }
+    } else {
+        // The first quote comes from the best-ranked section that has a sentence: the search ranks
+        // sections with the whole section's evidence, better than one sentence's match does.
+        let top_source = prose.iter().map(|c| c.source).min();
+        let first = order
+            .iter()
+            .copied()
+            .find(|&i| Some(prose[i].source) == top_source);
+        if let (Some(first), Some(&top)) = (first, order.first()) {
+            chosen.push(&prose[first]);
+            // Later quotes are measured against the best sentence of any section.
+            let best = &prose[top];
+            let best_score = best.score();
+            for &i in order.iter().filter(|&&i| i != first && !prose[i].weak) {
+                if chosen.len() >= max_sentences {
+                    break;
+                }
+                let c = &prose[i];
+                let related = match (c.meaning, best.meaning) {
+                    (Some(m), Some(bm)) => m >= bm - 0.12 && m >= 0.3,
+                    _ => c.lexical > 0.0 && c.lexical >= best.lexical * 0.5,
+                };
+                let per_source = chosen.iter().filter(|x| x.source == c.source).count();
+                if related && c.score() >= best_score * 0.6 && per_source < style.per_source {
+                    chosen.push(c);
+                }
+            }
+        }
     }
-    let mut quotes: Vec<Quote> = chosen
-        .iter()
-        .map(|c| Quote {
-            source: c.source,
-            text: cut_at_word(
-                &with_its_list(&sources[c.source].text, &c.passage.text),
-                MAX_SENTENCE_CHARS,
-            ),
-            code: None,
-            score: c.score(),
-        })
-        .collect();
+    let mut quotes: Vec<Quote> = lead.into_iter().collect();
+    quotes.extend(chosen.iter().map(|c| Quote {
+        source: c.source,
+        text: cut_at_word(
+            &with_its_list(&sources[c.source].text, &c.passage.text),
+            MAX_SENTENCE_CHARS,
+        ),
+        form: Form::Sentence,
+        score: c.score(),
+    }));
     // A code block: for how-to questions (or a reader who wants examples) from the best source
     // that has one, and whenever the sections have no prose to quote at all (command-only
     // sections). Examples come from any quoted section.
-    if how_to || style.prefer_code || quotes.is_empty() {
-        let first_source = chosen.first().map_or(0, |c| c.source);
-        let quoted = |s: usize| style.prefer_code && chosen.iter().any(|c| c.source == s);
+    let has_code = quotes.iter().any(|q| q.code_lang().is_some());
+    if (how_to || style.prefer_code || quotes.is_empty()) && !has_code {
+        let first_source = quotes.first().map_or(0, |q| q.source);
+        let quoted = |s: usize| style.prefer_code && quotes.iter().any(|q| q.source == s);
+        let empty = quotes.is_empty();
         let pick = code
             .iter()
-            .filter(|c| {
-                c.source == first_source || quoted(c.source) || c.lexical > 0.0 || quotes.is_empty()
-            })
+            .filter(|c| c.source == first_source || quoted(c.source) || c.lexical > 0.0 || empty)
             .min_by(|a, b| {
                 a.source
                     .cmp(&b.source)
@@ -397,13 +466,14 @@ pub fn choose(
         if let Some(c) = pick {
             if let Kind::Code { lang } = &c.passage.kind {
                 // With a code block, two sentences are enough.
-                if quotes.len() >= max_sentences && max_sentences > 1 {
-                    quotes.truncate(max_sentences - 1);
+                let sentences = quotes.iter().filter(|q| q.is_sentence()).count();
+                if sentences >= max_sentences && max_sentences > 1 {
+                    quotes.truncate(quotes.len() - 1);
                 }
                 quotes.push(Quote {
                     source: c.source,
                     text: c.passage.text.clone(),
-                    code: Some(lang.clone()),
+                    form: Form::Code { lang: lang.clone() },
                     score: c.score(),
                 });
             }
@@ -411,6 +481,77 @@ pub fn choose(
     }
     quotes.sort_by_key(|q| q.source);
     quotes
+}
+
+/// The best block of the best-ranked section `top` (source 0) by the question's terms: a table (its
+/// best rows), a list, or a code block (`code` holds every source's code candidates); the first
+/// in the section wins a tie. `None` when the section has none.
+fn best_block(q_terms: &[String], top: &Source, code: &[Cand]) -> Option<Quote> {
+    let mut best: Option<Quote> = None;
+    let mut consider = |q: Quote| {
+        if best.as_ref().is_none_or(|b| q.score > b.score) {
+            best = Some(q);
+        }
+    };
+    for block in blocks(&top.text) {
+        match block {
+            Block::Table(rows) => {
+                let lines: Vec<String> = rows.iter().map(|r| r.join(" | ")).collect();
+                let score = term_share(q_terms, &lines.join("\n"));
+                let mut body: Vec<usize> = (1..rows.len()).collect();
+                if body.len() > MAX_TABLE_ROWS {
+                    // The rows sharing the most of the question's terms, in the table's order.
+                    let share: Vec<f32> = lines.iter().map(|l| term_share(q_terms, l)).collect();
+                    body.sort_by(|&a, &b| share[b].total_cmp(&share[a]).then(a.cmp(&b)));
+                    body.truncate(MAX_TABLE_ROWS);
+                    body.sort_unstable();
+                }
+                let text = std::iter::once(0)
+                    .chain(body)
+                    .map(|r| {
+                        let cells: Vec<String> = rows[r]
+                            .iter()
+                            .map(|c| cut_at_word(c, MAX_CELL_CHARS))
+                            .collect();
+                        cells.join(" | ")
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                consider(Quote {
+                    source: 0,
+                    text,
+                    form: Form::Table,
+                    score,
+                });
+            }
+            Block::List(items) => {
+                let score = term_share(q_terms, &items.join("\n"));
+                let text = items
+                    .iter()
+                    .take(MAX_LIST_ITEMS)
+                    .map(|i| cut_at_word(i, MAX_CELL_CHARS))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                consider(Quote {
+                    source: 0,
+                    text,
+                    form: Form::List,
+                    score,
+                });
+            }
+        }
+    }
+    for c in code.iter().filter(|c| c.source == 0) {
+        if let Kind::Code { lang } = &c.passage.kind {
+            consider(Quote {
+                source: 0,
+                text: c.passage.text.clone(),
+                form: Form::Code { lang: lang.clone() },
+                score: c.lexical,
+            });
+        }
+    }
+    best
 }
 
 /// Renders quotes as the answer's Markdown; `number(q)` is the citation number of quote `q`'s
@@ -425,17 +566,37 @@ pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool
         if !cited.contains(&n) {
             cited.push(n);
         }
-        match &q.code {
-            None if citations => md.push_str(&format!("> “{}” [{n}]\n\n", escape_md(&q.text))),
-            None => md.push_str(&format!("> “{}”\n\n", escape_md(&q.text))),
-            Some(lang) => {
+        let from = if citations {
+            format!("From [{n}]:")
+        } else {
+            "From the book:".to_string()
+        };
+        match &q.form {
+            Form::Sentence if citations => {
+                md.push_str(&format!("> “{}” [{n}]\n\n", escape_md(&q.text)))
+            }
+            Form::Sentence => md.push_str(&format!("> “{}”\n\n", escape_md(&q.text))),
+            Form::Code { lang } => {
                 let fence = "`".repeat(longest_backtick_run(&q.text).max(2) + 1);
-                let from = if citations {
-                    format!("From [{n}]:")
-                } else {
-                    "From the book:".to_string()
-                };
                 md.push_str(&format!("{from}\n\n{fence}{lang}\n{}\n{fence}\n\n", q.text));
+            }
+            Form::Table => {
+                md.push_str(&format!("{from}\n\n"));
+                for (r, line) in q.text.lines().enumerate() {
+                    let cells: Vec<String> = line.split(" | ").map(escape_md).collect();
+                    md.push_str(&format!("| {} |\n", cells.join(" | ")));
+                    if r == 0 {
+                        md.push_str(&format!("|{}\n", " --- |".repeat(cells.len())));
+                    }
+                }
+                md.push('\n');
+            }
+            Form::List => {
+                md.push_str(&format!("{from}\n\n"));
+                for item in q.text.lines() {
+                    md.push_str(&format!("- {}\n", escape_md(item)));
+                }
+                md.push('\n');
             }
         }
     }
@@ -559,13 +720,17 @@ mod tests {
             q[0].text,
             "A node is a process that performs computation in the graph."
         );
-        assert!(q.iter().all(|q| q.code.is_none()), "not a how-to question");
+        assert!(
+            q.iter().all(|q| q.code_lang().is_none()),
+            "not a how-to question"
+        );
     }
 
     #[test]
-    fn first_quote_comes_from_the_best_ranked_section_with_a_sentence() {
-        // The second section matches the question's words better, but the search ranked the
-        // first one higher: it is quoted first. A section with no sentence (code only) is skipped.
+    fn first_quote_comes_from_the_best_ranked_section() {
+        // The third section matches the question's words better, but the search ranked the
+        // first ones higher: they are quoted first. A section with no sentence (code only) has its
+        // code quoted, as the answer it gives.
         let sources = vec![
             src(0, "```bash\nros2 launch robot bringup.launch.py\n```"),
             src(
@@ -584,8 +749,76 @@ mod tests {
             None,
             &Style::default(),
         );
-        assert_eq!(q[0].source, 1, "{q:?}");
+        assert_eq!(q[0].source, 0, "{q:?}");
+        assert_eq!(q[0].code_lang(), Some("bash"), "{q:?}");
         assert!(q.iter().any(|q| q.source == 2), "{q:?}");
+        // Without the code-only section, the best-ranked section with a sentence comes first.
+        let q = choose(
+            "What is a launch file in ROS 2?",
+            &sources[1..],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q[0].source, 0, "{q:?}");
+        assert!(q[0].is_sentence(), "{q:?}");
+        assert!(q.iter().any(|q| q.source == 1), "{q:?}");
+    }
+
+    #[test]
+    fn a_section_that_answers_in_a_table_or_list_has_it_quoted() {
+        let table = src(
+            0,
+            "Type | Motion | Humanoid example\n`revolute` | Rotation with limits | Knee, elbow\n`fixed` | No motion | Camera mount, IMU",
+        );
+        let list = src(1, "- Unitree G1: $16,000\n- Unitree H1: $90,000");
+        let elsewhere = src(
+            2,
+            "This chapter brings together every module of the course you have read so far.",
+        );
+        let q = choose(
+            "which joint type for a knee vs a camera mount",
+            &[table.clone(), list.clone(), elsewhere.clone()],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q[0].form, Form::Table, "{q:?}");
+        assert_eq!(q[0].text.lines().count(), 3, "header and both rows: {q:?}");
+        assert!(
+            q.iter().all(|q| q.source != 2),
+            "an unrelated sentence added: {q:?}"
+        );
+        let md = render(&q, |s| s + 1, true);
+        assert!(
+            md.contains("From [1]:\n\n| Type | Motion | Humanoid example |\n| --- | --- | --- |\n| \\`revolute\\` |"),
+            "{md}"
+        );
+        let q = choose(
+            "how much does a Unitree H1 cost",
+            &[list, elsewhere],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q[0].form, Form::List, "{q:?}");
+        assert!(render(&q, |s| s + 1, true).contains("- Unitree H1: $90,000\n"));
+        // A long table shows the rows that match, in order, under its header.
+        let mut rows = vec!["Name | Meaning".to_string()];
+        rows.extend((0..20).map(|i| format!("`opt{i}` | setting number {i}")));
+        rows.push("`draft` | Draft documents are only built in development".into());
+        let q = choose(
+            "what does the draft option do",
+            &[src(0, &rows.join("\n"))],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q[0].form, Form::Table);
+        let lines: Vec<&str> = q[0].text.lines().collect();
+        assert_eq!(lines.len(), 1 + MAX_TABLE_ROWS);
+        assert_eq!(lines[0], "Name | Meaning");
+        assert!(lines.contains(&"`draft` | Draft documents are only built in development"));
     }
 
     #[test]
@@ -629,7 +862,10 @@ mod tests {
             None,
             &Style::default(),
         );
-        let code = q.iter().find(|q| q.code.is_some()).expect("code quoted");
+        let code = q
+            .iter()
+            .find(|q| q.code_lang().is_some())
+            .expect("code quoted");
         assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
         let md = render(&q, |s| s + 1, true);
         assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
@@ -646,7 +882,7 @@ mod tests {
             &Style::default(),
         );
         assert_eq!(q.len(), 1);
-        assert_eq!(q[0].code.as_deref(), Some("bash"));
+        assert_eq!(q[0].code_lang(), Some("bash"));
     }
 
     #[test]
@@ -715,7 +951,9 @@ mod tests {
         let q = Quote {
             source: 0,
             text: "echo ```".into(),
-            code: Some(String::new()),
+            form: Form::Code {
+                lang: String::new(),
+            },
             score: 1.0,
         };
         assert!(render(&[q], |_| 1, true).contains("````\necho ```\n````"));

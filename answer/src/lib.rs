@@ -171,10 +171,12 @@ pub fn signals(
         covered,
         from_top: first.is_some_and(|s| found.sources.first().is_some_and(|t| t.chunk == s.chunk))
             && quotes.first().is_some_and(|f| {
-                quotes
-                    .iter()
-                    .filter(|q| q.code.is_none())
-                    .all(|q| q.score <= f.score)
+                // A table, list or code block quoted first is the top section's own answer.
+                !f.is_sentence()
+                    || quotes
+                        .iter()
+                        .filter(|q| q.is_sentence())
+                        .all(|q| q.score <= f.score)
             }),
         quoted: !quotes.is_empty(),
         agree: found.agree,
@@ -296,7 +298,7 @@ mod tests {
     }
 
     fn prose(a: &Answer) -> usize {
-        a.quotes.iter().filter(|q| q.code.is_none()).count()
+        a.quotes.iter().filter(|q| q.is_sentence()).count()
     }
 
     #[test]
@@ -319,9 +321,12 @@ mod tests {
     fn examples_prefer_a_code_block() {
         let q = "What is a ROS node?";
         let plain = ask(q);
-        assert!(plain.quotes.iter().all(|q| q.code.is_none()), "{plain:?}");
+        assert!(
+            plain.quotes.iter().all(|q| q.code_lang().is_none()),
+            "{plain:?}"
+        );
         let ex = ask_with(q, &prefs(Detail::Intermediate, Format::Examples, true));
-        assert!(ex.quotes.iter().any(|q| q.code.is_some()), "{ex:?}");
+        assert!(ex.quotes.iter().any(|q| q.code_lang().is_some()), "{ex:?}");
         assert!(ex.markdown.contains("```bash\nros2 run"), "{}", ex.markdown);
         assert!(prose(&ex) >= 1, "examples still quote the explanation");
     }

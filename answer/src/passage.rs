@@ -111,6 +111,91 @@ pub fn passages(text: &str) -> Vec<Passage> {
     out
 }
 
+/// A table or a list of a chunk. Their rows and short items are never quoted as sentences; a
+/// section that says its answer only in one (a comparison table, a price list) has it quoted whole
+/// instead (see `extractive::choose`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// Rows of cells, the first row the header (the index builder writes rows as `cell | cell`).
+    Table(Vec<Vec<String>>),
+    /// The list's items, markers and heading numbering removed.
+    List(Vec<String>),
+}
+
+/// The tables (two rows or more) and lists (two items or more) of `text`, in order; code blocks
+/// are skipped, and so are lists that carry navigation.
+pub fn blocks(text: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut items: Vec<String> = Vec::new();
+    let flush_rows = |rows: &mut Vec<Vec<String>>, out: &mut Vec<Block>| {
+        if rows.len() >= 2 {
+            out.push(Block::Table(std::mem::take(rows)));
+        }
+        rows.clear();
+    };
+    let flush_items = |items: &mut Vec<String>, out: &mut Vec<Block>| {
+        const NAV: &[&str] = &["→", "«", "»", "Edit this page"];
+        if items.len() >= 2 && !items.iter().any(|i| NAV.iter().any(|n| i.contains(n))) {
+            out.push(Block::List(std::mem::take(items)));
+        }
+        items.clear();
+    };
+    let mut in_code = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            flush_rows(&mut rows, &mut out);
+            flush_items(&mut items, &mut out);
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        if t.is_empty() {
+            // A blank line ends a table; list items may be separated by one (a loose list).
+            flush_rows(&mut rows, &mut out);
+            continue;
+        }
+        if let Some(cells) = table_cells(t) {
+            flush_items(&mut items, &mut out);
+            if !cells
+                .iter()
+                .all(|c| c.chars().all(|ch| matches!(ch, '-' | ':')))
+            {
+                rows.push(cells);
+            }
+            continue;
+        }
+        flush_rows(&mut rows, &mut out);
+        let item = strip_list_marker(t);
+        if item.len() != t.len() && !t.starts_with('>') {
+            let item = strip_numbering(item).trim();
+            if !item.is_empty() {
+                items.push(item.to_string());
+            }
+            continue;
+        }
+        flush_items(&mut items, &mut out);
+    }
+    flush_rows(&mut rows, &mut out);
+    flush_items(&mut items, &mut out);
+    out
+}
+
+/// The cells of a table row (`a | b | c` as the index builder writes it, or `| a | b |`); `None`
+/// for any other line (a heading, or fewer than two cells).
+fn table_cells(t: &str) -> Option<Vec<String>> {
+    if t.starts_with('#') || !(t.starts_with('|') || t.contains(" | ")) {
+        return None;
+    }
+    let inner = t.strip_prefix('|').unwrap_or(t);
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let cells: Vec<String> = inner.split('|').map(|c| c.trim().to_string()).collect();
+    (cells.len() >= 2).then_some(cells)
+}
+
 /// Longest lead-in sentence once completed with its list, in characters.
 const MAX_LEAD_IN_CHARS: usize = 320;
 
@@ -318,6 +403,27 @@ mod tests {
             .filter(|p| p.kind == Kind::Prose)
             .map(|p| p.text)
             .collect()
+    }
+
+    #[test]
+    fn tables_and_lists_are_blocks() {
+        let text = "Pick the joint type for each part:\n\nType | Motion\n--- | ---\n`revolute` | Rotation with limits\n`fixed` | No motion\n\n- Unitree G1: $16,000\n\n- Unitree H1: $90,000\n\n```bash\n- not | a | list\n```\n\n1. One\n2. [Next →](/x)\n\nA line | alone";
+        assert_eq!(
+            blocks(text),
+            [
+                Block::Table(vec![
+                    vec!["Type".into(), "Motion".into()],
+                    vec!["`revolute`".into(), "Rotation with limits".into()],
+                    vec!["`fixed`".into(), "No motion".into()],
+                ]),
+                Block::List(vec![
+                    "Unitree G1: $16,000".into(),
+                    "Unitree H1: $90,000".into()
+                ]),
+            ]
+        );
+        // Table rows stay out of the sentences.
+        assert_eq!(prose(text), ["Pick the joint type for each part:"]);
     }
 
     #[test]

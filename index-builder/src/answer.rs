@@ -80,6 +80,9 @@ pub struct QuoteRow {
     /// The code block's language, for code quotes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// "sentence", "code", "table" (`text`: rows one a line, cells separated by ` | `, header
+    /// first) or "list" (`text`: items one a line).
+    pub form: &'static str,
 }
 
 /// One listed source in the output.
@@ -136,7 +139,13 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
                     path: path(s.chunk),
                     heading: s.section.clone(),
                     url: s.url.clone(),
-                    code: q.code.clone(),
+                    code: q.code_lang().map(str::to_string),
+                    form: match q.form {
+                        book_answer::extractive::Form::Sentence => "sentence",
+                        book_answer::extractive::Form::Code { .. } => "code",
+                        book_answer::extractive::Form::Table => "table",
+                        book_answer::extractive::Form::List => "list",
+                    },
                 })
             })
             .collect(),
