@@ -264,8 +264,17 @@ const POINTING_HEADINGS: &[&str] = &[
     "review questions",
 ];
 
-/// Whether `src` is a section that points elsewhere (objectives, next steps, a quiz).
+/// Whether `src` is a section that points elsewhere (objectives, next steps, a quiz, any section
+/// of a quiz page).
 fn points_elsewhere(src: &Source) -> bool {
+    let quiz = |t: &str| {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "quiz" | "quizzes"))
+    };
+    if quiz(&src.chapter) {
+        return true;
+    }
     let Some(h) = src.section.as_deref() else {
         return false;
     };
@@ -274,9 +283,7 @@ fn points_elsewhere(src: &Source) -> bool {
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
         .trim_end_matches([':', ' '])
         .to_lowercase();
-    POINTING_HEADINGS.contains(&h.as_str())
-        || h.split(|c: char| !c.is_alphanumeric())
-            .any(|w| matches!(w, "quiz" | "quizzes"))
+    POINTING_HEADINGS.contains(&h.as_str()) || quiz(&h)
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> Option<f32> {
@@ -383,10 +390,14 @@ pub fn choose(
     // The best-ranked section may say its answer only in a table, a list or code (a comparison
     // table, a price list, a config block): with no sentence of its own to quote, one of those is
     // the first quote, rather than a sentence of a lower-ranked section the search put below it.
-    let lead = match sources.first() {
-        Some(top) if !prose.iter().any(|c| c.source == 0 && !c.weak) => {
-            best_block(&q_terms, top, &code)
-        }
+    // A section that points elsewhere (a quiz, objectives, next steps) restates what another
+    // section explains: the first quote comes from the best-ranked section that does not.
+    let lead_source = (0..sources.len().min(MAX_SOURCES))
+        .find(|&s| !points_elsewhere(&sources[s]))
+        .unwrap_or(0);
+    let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak);
+    let lead = match sources.get(lead_source) {
+        Some(top) if !has_sentence(lead_source) => best_block(&q_terms, (lead_source, top), &code),
         _ => None,
     };
     let mut chosen: Vec<&Cand> = Vec::new();
@@ -410,7 +421,11 @@ pub fn choose(
     } else {
         // The first quote comes from the best-ranked section that has a sentence: the search ranks
         // sections with the whole section's evidence, better than one sentence's match does.
-        let top_source = prose.iter().map(|c| c.source).min();
+        let top_source = if has_sentence(lead_source) {
+            Some(lead_source)
+        } else {
+            prose.iter().map(|c| c.source).min()
+        };
         let first = order
             .iter()
             .copied()
@@ -483,10 +498,10 @@ pub fn choose(
     quotes
 }
 
-/// The best block of the best-ranked section `top` (source 0) by the question's terms: a table (its
-/// best rows), a list, or a code block (`code` holds every source's code candidates); the first
-/// in the section wins a tie. `None` when the section has none.
-fn best_block(q_terms: &[String], top: &Source, code: &[Cand]) -> Option<Quote> {
+/// The best block of section `top` (its index among the sources, and the source) by the question's
+/// terms: a table (its best rows), a list, or a code block (`code` holds every source's code
+/// candidates); the first in the section wins a tie. `None` when the section has none.
+fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]) -> Option<Quote> {
     let mut best: Option<Quote> = None;
     let mut consider = |q: Quote| {
         if best.as_ref().is_none_or(|b| q.score > b.score) {
@@ -518,7 +533,7 @@ fn best_block(q_terms: &[String], top: &Source, code: &[Cand]) -> Option<Quote> 
                     .collect::<Vec<_>>()
                     .join("\n");
                 consider(Quote {
-                    source: 0,
+                    source,
                     text,
                     form: Form::Table,
                     score,
@@ -533,7 +548,7 @@ fn best_block(q_terms: &[String], top: &Source, code: &[Cand]) -> Option<Quote> 
                     .collect::<Vec<_>>()
                     .join("\n");
                 consider(Quote {
-                    source: 0,
+                    source,
                     text,
                     form: Form::List,
                     score,
@@ -541,10 +556,10 @@ fn best_block(q_terms: &[String], top: &Source, code: &[Cand]) -> Option<Quote> 
             }
         }
     }
-    for c in code.iter().filter(|c| c.source == 0) {
+    for c in code.iter().filter(|c| c.source == source) {
         if let Kind::Code { lang } = &c.passage.kind {
             consider(Quote {
-                source: 0,
+                source,
                 text: c.passage.text.clone(),
                 form: Form::Code { lang: lang.clone() },
                 score: c.lexical,
@@ -763,6 +778,38 @@ mod tests {
         assert_eq!(q[0].source, 0, "{q:?}");
         assert!(q[0].is_sentence(), "{q:?}");
         assert!(q.iter().any(|q| q.source == 1), "{q:?}");
+    }
+
+    #[test]
+    fn a_quiz_ranked_first_yields_the_first_quote_to_the_section_it_restates() {
+        let mut quiz = src(
+            0,
+            "Which launch file argument runs three robots with separate topic prefixes?\n\nA) `/cmd_vel` for every robot in the launch file B) `/robot1/cmd_vel` with a namespace per robot",
+        );
+        quiz.section = Some("Question 8: Launch File Namespaces".into());
+        quiz.chapter = "Chapter 03 Quiz".into();
+        let content = src(
+            1,
+            "Give each robot's nodes a namespace in the launch file, so every topic is prefixed with the robot's name.",
+        );
+        let q = choose(
+            "run three robots with separate topic prefixes",
+            &[quiz.clone(), content.clone()],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q[0].source, 1, "{q:?}");
+        assert!(q.iter().all(|q| q.source == 1), "{q:?}");
+        // With nothing else to quote, the quiz is still quoted (never a dead end).
+        let q = choose(
+            "run three robots with separate topic prefixes",
+            &[quiz],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q.first().map(|q| q.source), Some(0), "{q:?}");
     }
 
     #[test]
