@@ -454,6 +454,11 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
     {
         return Some(format!("Can you show the {}?", lower_first_word(&h)));
     }
+    // "Following Along as a Beginner": a task whose verb the list does not know cannot be asked as
+    // "What is …?"; it is skipped.
+    if reader && words.len() >= 2 && first.len() > 5 && first.ends_with("ing") {
+        return None;
+    }
     // The head noun: the last word, or the word before "of"/"for"/"in"/"with" ("Layers of ROS 2").
     let head = lower_words
         .iter()
@@ -502,6 +507,19 @@ pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_task_with_an_unknown_verb_is_not_asked_as_a_thing() {
+        assert_eq!(follow_up("Following Along as a Beginner"), None);
+        assert_eq!(
+            follow_up("Sensor Fusion").as_deref(),
+            Some("What is Sensor Fusion?")
+        );
+        assert_eq!(
+            follow_up("Installing ROS 2").as_deref(),
+            Some("How do I install ROS 2?")
+        );
+    }
 
     #[test]
     fn headings_become_questions() {
