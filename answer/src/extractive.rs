@@ -1011,3 +1011,69 @@ mod tests {
         assert!(choose("x", &[], None, None, &Style::default()).is_empty());
     }
 }
+
+/// Whatever the sections hold (prose, tables, lists, fences, headings, stray pipes), the excerpt
+/// answer is well formed: every quote cites a listed source and says something, tables keep their
+/// header, and rendering never fails.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[A-Za-z ,.:]{0,60}",
+            "(- |\\* |1\\. |> )[A-Za-z ,.:`$]{0,40}",
+            "[A-Za-z`| ]{0,20}( \\| [A-Za-z`]{0,12}){1,4}",
+            "\\|[ a-z|:-]{0,20}\\|",
+            "(```|~~~)[a-z]{0,6}",
+            "#{1,4} [A-Za-z ]{0,20}",
+            Just(String::new()),
+        ]
+    }
+
+    fn section() -> impl Strategy<Value = String> {
+        prop::collection::vec(line(), 0..14).prop_map(|l| l.join("\n"))
+    }
+
+    proptest! {
+        #[test]
+        fn quotes_are_well_formed(
+            texts in prop::collection::vec(section(), 1..4),
+            question in "(how do I |what is |which )?[a-z ]{0,30}",
+            sentences in 1usize..6,
+        ) {
+            let sources: Vec<Source> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Source {
+                    chunk: i as u32,
+                    chapter: if i == 0 { "Chapter 1 Quiz".into() } else { "C".into() },
+                    section: None,
+                    url: format!("/c#{i}"),
+                    text: t.clone(),
+                    score: 1.0,
+                })
+                .collect();
+            let style = Style { sentences, ..Style::default() };
+            let quotes = choose(&question, &sources, None, None, &style);
+            for q in &quotes {
+                prop_assert!(q.source < sources.len(), "{q:?}");
+                prop_assert!(!q.text.trim().is_empty(), "{q:?}");
+                if q.form == Form::Table {
+                    let rows: Vec<&str> = q.text.lines().collect();
+                    prop_assert!(rows.len() >= 2 && rows.len() <= 1 + MAX_TABLE_ROWS, "{q:?}");
+                }
+                if q.form == Form::List {
+                    prop_assert!(q.text.lines().count() <= MAX_LIST_ITEMS, "{q:?}");
+                }
+            }
+            let md = render(&quotes, |s| s + 1, true);
+            prop_assert!(md.starts_with(EXCERPT_LABEL));
+            for q in &quotes {
+                let cite = format!("[{}]", q.source + 1);
+                prop_assert!(md.contains(&cite), "{md}");
+            }
+        }
+    }
+}
