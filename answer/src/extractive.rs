@@ -95,7 +95,7 @@ pub enum Form {
         /// The fence's language tag.
         lang: String,
     },
-    /// A table: `text` holds its rows, one a line, cells separated by `|`, the header first.
+    /// A table: `text` holds its rows, one a line, cells separated by a tab, the header first.
     Table,
     /// A list: `text` holds its items, one a line.
     List,
@@ -526,9 +526,9 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
                     .map(|r| {
                         let cells: Vec<String> = rows[r]
                             .iter()
-                            .map(|c| cut_at_word(c, MAX_CELL_CHARS))
+                            .map(|c| cut_at_word(&c.replace('\t', " "), MAX_CELL_CHARS))
                             .collect();
-                        cells.join(" | ")
+                        cells.join("\t")
                     })
                     .collect::<Vec<_>>()
                     .join("\n");
@@ -598,7 +598,7 @@ pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool
             Form::Table => {
                 md.push_str(&format!("{from}\n\n"));
                 for (r, line) in q.text.lines().enumerate() {
-                    let cells: Vec<String> = line.split(" | ").map(escape_md).collect();
+                    let cells: Vec<String> = line.split('\t').map(escape_cell).collect();
                     md.push_str(&format!("| {} |\n", cells.join(" | ")));
                     if r == 0 {
                         md.push_str(&format!("|{}\n", " --- |".repeat(cells.len())));
@@ -609,7 +609,7 @@ pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool
             Form::List => {
                 md.push_str(&format!("{from}\n\n"));
                 for item in q.text.lines() {
-                    md.push_str(&format!("- {}\n", escape_md(item)));
+                    md.push_str(&format!("- {}\n", escape_cell(item)));
                 }
                 md.push('\n');
             }
@@ -630,6 +630,25 @@ pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool
 
 fn longest_backtick_run(s: &str) -> usize {
     s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// A table cell or list item: shown literally like [`escape_md`], except that balanced inline code
+/// (`` `GIT_USER` ``) stays code; inside it only `|` is escaped, which a table cell needs.
+fn escape_cell(s: &str) -> String {
+    if s.matches('`').count() % 2 == 1 {
+        return escape_md(s);
+    }
+    s.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                part.replace('|', "\\|")
+            } else {
+                escape_md(part)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 /// Quoted book text is shown literally: Markdown/HTML-significant characters are escaped.
@@ -838,7 +857,7 @@ mod tests {
         );
         let md = render(&q, |s| s + 1, true);
         assert!(
-            md.contains("From [1]:\n\n| Type | Motion | Humanoid example |\n| --- | --- | --- |\n| \\`revolute\\` |"),
+            md.contains("From [1]:\n\n| Type | Motion | Humanoid example |\n| --- | --- | --- |\n| `revolute` |"),
             "{md}"
         );
         let q = choose(
@@ -864,8 +883,20 @@ mod tests {
         assert_eq!(q[0].form, Form::Table);
         let lines: Vec<&str> = q[0].text.lines().collect();
         assert_eq!(lines.len(), 1 + MAX_TABLE_ROWS);
-        assert_eq!(lines[0], "Name | Meaning");
-        assert!(lines.contains(&"`draft` | Draft documents are only built in development"));
+        assert_eq!(lines[0], "Name\tMeaning");
+        assert!(lines.contains(&"`draft`\tDraft documents are only built in development"));
+        // Inline code stays code in a cell, its `|` escaped for the table; other text is literal.
+        let q = choose(
+            "lastmod values",
+            &[src(0, "Name | Type\n`lastmod` | `'date' | null` or *none*")],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(
+            render(&q, |s| s + 1, true).contains("| `lastmod` | `'date' \\| null` or \\*none\\* |"),
+            "{q:?}"
+        );
     }
 
     #[test]

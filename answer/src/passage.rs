@@ -185,14 +185,29 @@ pub fn blocks(text: &str) -> Vec<Block> {
 }
 
 /// The cells of a table row (`a | b | c` as the index builder writes it, or `| a | b |`); `None`
-/// for any other line (a heading, or fewer than two cells).
+/// for any other line (a heading, or fewer than two cells). A `|` inside inline code (`` `a | b` ``,
+/// a union type) does not split a cell: pieces are joined while their backticks are unbalanced.
 fn table_cells(t: &str) -> Option<Vec<String>> {
     if t.starts_with('#') || !(t.starts_with('|') || t.contains(" | ")) {
         return None;
     }
     let inner = t.strip_prefix('|').unwrap_or(t);
     let inner = inner.strip_suffix('|').unwrap_or(inner);
-    let cells: Vec<String> = inner.split('|').map(|c| c.trim().to_string()).collect();
+    let mut cells: Vec<String> = Vec::new();
+    let mut open = false;
+    for piece in inner.split('|') {
+        match cells.last_mut() {
+            Some(cell) if open => {
+                cell.push('|');
+                cell.push_str(piece);
+            }
+            _ => cells.push(piece.to_string()),
+        }
+        if piece.matches('`').count() % 2 == 1 {
+            open = !open;
+        }
+    }
+    let cells: Vec<String> = cells.iter().map(|c| c.trim().to_string()).collect();
     (cells.len() >= 2).then_some(cells)
 }
 
@@ -421,6 +436,14 @@ mod tests {
                     "Unitree H1: $90,000".into()
                 ]),
             ]
+        );
+        // A `|` in inline code stays in its cell.
+        assert_eq!(
+            blocks("Name | Type\n`lastmod` | `'date' | 'datetime' | null`"),
+            [Block::Table(vec![
+                vec!["Name".into(), "Type".into()],
+                vec!["`lastmod`".into(), "`'date' | 'datetime' | null`".into()],
+            ])]
         );
         // Table rows stay out of the sentences.
         assert_eq!(prose(text), ["Pick the joint type for each part:"]);

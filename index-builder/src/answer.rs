@@ -80,7 +80,7 @@ pub struct QuoteRow {
     /// The code block's language, for code quotes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
-    /// "sentence", "code", "table" (`text`: rows one a line, cells separated by ` | `, header
+    /// "sentence", "code", "table" (`text`: rows one a line, cells separated by a tab, header
     /// first) or "list" (`text`: items one a line).
     pub form: &'static str,
 }
