@@ -110,6 +110,8 @@ pub struct Quote {
     pub text: String,
     /// How it is shown.
     pub form: Form,
+    /// For a table or a list: the sentence that leads into it in the book ("Accepted fields:").
+    pub intro: Option<String>,
     /// How well the quote matched (for confidence).
     pub score: f32,
 }
@@ -459,6 +461,7 @@ pub fn choose(
             MAX_SENTENCE_CHARS,
         ),
         form: Form::Sentence,
+        intro: None,
         score: c.score(),
     }));
     // A code block: for how-to questions (or a reader who wants examples) from the best source
@@ -489,6 +492,7 @@ pub fn choose(
                     source: c.source,
                     text: c.passage.text.clone(),
                     form: Form::Code { lang: lang.clone() },
+                    intro: None,
                     score: c.score(),
                 });
             }
@@ -508,7 +512,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
             best = Some(q);
         }
     };
-    for block in blocks(&top.text) {
+    for (block, intro) in blocks(&top.text) {
         match block {
             Block::Table(rows) => {
                 let lines: Vec<String> = rows.iter().map(|r| r.join(" | ")).collect();
@@ -536,6 +540,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
                     source,
                     text,
                     form: Form::Table,
+                    intro: intro.clone(),
                     score,
                 });
             }
@@ -551,6 +556,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
                     source,
                     text,
                     form: Form::List,
+                    intro: intro.clone(),
                     score,
                 });
             }
@@ -562,6 +568,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
                 source,
                 text: c.passage.text.clone(),
                 form: Form::Code { lang: lang.clone() },
+                intro: None,
                 score: c.lexical,
             });
         }
@@ -596,7 +603,7 @@ pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool
                 md.push_str(&format!("{from}\n\n{fence}{lang}\n{}\n{fence}\n\n", q.text));
             }
             Form::Table => {
-                md.push_str(&format!("{from}\n\n"));
+                md.push_str(&from_with(&from, q.intro.as_deref()));
                 for (r, line) in q.text.lines().enumerate() {
                     let cells: Vec<String> = line.split('\t').map(escape_cell).collect();
                     md.push_str(&format!("| {} |\n", cells.join(" | ")));
@@ -607,7 +614,7 @@ pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool
                 md.push('\n');
             }
             Form::List => {
-                md.push_str(&format!("{from}\n\n"));
+                md.push_str(&from_with(&from, q.intro.as_deref()));
                 for item in q.text.lines() {
                     md.push_str(&format!("- {}\n", escape_cell(item)));
                 }
@@ -630,6 +637,14 @@ pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool
 
 fn longest_backtick_run(s: &str) -> usize {
     s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// "From [n]:" before a table or list, with the book's lead-in to it when it has one.
+fn from_with(from: &str, intro: Option<&str>) -> String {
+    match intro {
+        Some(i) => format!("{from} “{}”\n\n", escape_md(i)),
+        None => format!("{from}\n\n"),
+    }
 }
 
 /// A table cell or list item: shown literally like [`escape_md`], except that balanced inline code
@@ -837,7 +852,10 @@ mod tests {
             0,
             "Type | Motion | Humanoid example\n`revolute` | Rotation with limits | Knee, elbow\n`fixed` | No motion | Camera mount, IMU",
         );
-        let list = src(1, "- Unitree G1: $16,000\n- Unitree H1: $90,000");
+        let list = src(
+            1,
+            "Premium humanoids cost:\n\n- Unitree G1: $16,000\n- Unitree H1: $90,000",
+        );
         let elsewhere = src(
             2,
             "This chapter brings together every module of the course you have read so far.",
@@ -868,7 +886,11 @@ mod tests {
             &Style::default(),
         );
         assert_eq!(q[0].form, Form::List, "{q:?}");
-        assert!(render(&q, |s| s + 1, true).contains("- Unitree H1: $90,000\n"));
+        let md = render(&q, |s| s + 1, true);
+        assert!(
+            md.contains("From [1]: “Premium humanoids cost:”\n\n- Unitree G1: $16,000\n- Unitree H1: $90,000\n"),
+            "{md}"
+        );
         // A long table shows the rows that match, in order, under its header.
         let mut rows = vec!["Name | Meaning".to_string()];
         rows.extend((0..20).map(|i| format!("`opt{i}` | setting number {i}")));
@@ -1032,6 +1054,7 @@ mod tests {
             form: Form::Code {
                 lang: String::new(),
             },
+            intro: None,
             score: 1.0,
         };
         assert!(render(&[q], |_| 1, true).contains("````\necho ```\n````"));

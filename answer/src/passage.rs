@@ -122,31 +122,48 @@ pub enum Block {
     List(Vec<String>),
 }
 
-/// The tables (two rows or more) and lists (two items or more) of `text`, in order; code blocks
-/// are skipped, and so are lists that carry navigation.
-pub fn blocks(text: &str) -> Vec<Block> {
-    let mut out = Vec::new();
+/// Longest lead-in kept with a block, in words.
+const MAX_INTRO_WORDS: usize = 40;
+
+/// The tables (two rows or more) and lists (two items or more) of `text`, in order, each with the
+/// sentence that leads into it when the paragraph just before it ends with ":" ("Accepted
+/// fields:"); code blocks are skipped, and so are lists that carry navigation.
+pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
+    type Out = Vec<(Block, Option<String>)>;
+    let mut out: Out = Vec::new();
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut items: Vec<String> = Vec::new();
-    let flush_rows = |rows: &mut Vec<Vec<String>>, out: &mut Vec<Block>| {
+    // The block being read's lead-in, and the paragraph before it (open: no blank line since).
+    let mut intro: Option<String> = None;
+    let mut para = String::new();
+    let mut para_open = false;
+    let flush_rows = |rows: &mut Vec<Vec<String>>, intro: &mut Option<String>, out: &mut Out| {
         if rows.len() >= 2 {
-            out.push(Block::Table(std::mem::take(rows)));
+            out.push((Block::Table(std::mem::take(rows)), intro.take()));
         }
         rows.clear();
     };
-    let flush_items = |items: &mut Vec<String>, out: &mut Vec<Block>| {
+    let flush_items = |items: &mut Vec<String>, intro: &mut Option<String>, out: &mut Out| {
         const NAV: &[&str] = &["→", "«", "»", "Edit this page"];
         if items.len() >= 2 && !items.iter().any(|i| NAV.iter().any(|n| i.contains(n))) {
-            out.push(Block::List(std::mem::take(items)));
+            out.push((Block::List(std::mem::take(items)), intro.take()));
         }
         items.clear();
+    };
+    // A block starts: the paragraph before it is its lead-in if it announces it.
+    let lead_in = |para: &mut String| {
+        let p = std::mem::take(para);
+        let p = p.trim();
+        (p.ends_with(':') && p.split_whitespace().count() <= MAX_INTRO_WORDS)
+            .then(|| strip_numbering(p).to_string())
     };
     let mut in_code = false;
     for line in text.lines() {
         let t = line.trim();
         if t.starts_with("```") || t.starts_with("~~~") {
-            flush_rows(&mut rows, &mut out);
-            flush_items(&mut items, &mut out);
+            flush_rows(&mut rows, &mut intro, &mut out);
+            flush_items(&mut items, &mut intro, &mut out);
+            para.clear();
             in_code = !in_code;
             continue;
         }
@@ -155,11 +172,15 @@ pub fn blocks(text: &str) -> Vec<Block> {
         }
         if t.is_empty() {
             // A blank line ends a table; list items may be separated by one (a loose list).
-            flush_rows(&mut rows, &mut out);
+            flush_rows(&mut rows, &mut intro, &mut out);
+            para_open = false;
             continue;
         }
         if let Some(cells) = table_cells(t) {
-            flush_items(&mut items, &mut out);
+            flush_items(&mut items, &mut intro, &mut out);
+            if rows.is_empty() {
+                intro = lead_in(&mut para);
+            }
             if !cells
                 .iter()
                 .all(|c| c.chars().all(|ch| matches!(ch, '-' | ':')))
@@ -168,19 +189,32 @@ pub fn blocks(text: &str) -> Vec<Block> {
             }
             continue;
         }
-        flush_rows(&mut rows, &mut out);
+        flush_rows(&mut rows, &mut intro, &mut out);
         let item = strip_list_marker(t);
         if item.len() != t.len() && !t.starts_with('>') {
             let item = strip_numbering(item).trim();
             if !item.is_empty() {
+                if items.is_empty() {
+                    intro = lead_in(&mut para);
+                }
                 items.push(item.to_string());
             }
             continue;
         }
-        flush_items(&mut items, &mut out);
+        flush_items(&mut items, &mut intro, &mut out);
+        if is_markup_line(t) {
+            para.clear();
+        } else {
+            if !para_open {
+                para.clear();
+            }
+            para.push_str(t);
+            para.push(' ');
+            para_open = true;
+        }
     }
-    flush_rows(&mut rows, &mut out);
-    flush_items(&mut items, &mut out);
+    flush_rows(&mut rows, &mut intro, &mut out);
+    flush_items(&mut items, &mut intro, &mut out);
     out
 }
 
@@ -426,24 +460,33 @@ mod tests {
         assert_eq!(
             blocks(text),
             [
-                Block::Table(vec![
-                    vec!["Type".into(), "Motion".into()],
-                    vec!["`revolute`".into(), "Rotation with limits".into()],
-                    vec!["`fixed`".into(), "No motion".into()],
-                ]),
-                Block::List(vec![
-                    "Unitree G1: $16,000".into(),
-                    "Unitree H1: $90,000".into()
-                ]),
+                (
+                    Block::Table(vec![
+                        vec!["Type".into(), "Motion".into()],
+                        vec!["`revolute`".into(), "Rotation with limits".into()],
+                        vec!["`fixed`".into(), "No motion".into()],
+                    ]),
+                    Some("Pick the joint type for each part:".into())
+                ),
+                (
+                    Block::List(vec![
+                        "Unitree G1: $16,000".into(),
+                        "Unitree H1: $90,000".into()
+                    ]),
+                    None
+                ),
             ]
         );
         // A `|` in inline code stays in its cell.
         assert_eq!(
             blocks("Name | Type\n`lastmod` | `'date' | 'datetime' | null`"),
-            [Block::Table(vec![
-                vec!["Name".into(), "Type".into()],
-                vec!["`lastmod`".into(), "`'date' | 'datetime' | null`".into()],
-            ])]
+            [(
+                Block::Table(vec![
+                    vec!["Name".into(), "Type".into()],
+                    vec!["`lastmod`".into(), "`'date' | 'datetime' | null`".into()],
+                ]),
+                None
+            )]
         );
         // Table rows stay out of the sentences.
         assert_eq!(prose(text), ["Pick the joint type for each part:"]);

@@ -83,6 +83,9 @@ pub struct QuoteRow {
     /// "sentence", "code", "table" (`text`: rows one a line, cells separated by a tab, header
     /// first) or "list" (`text`: items one a line).
     pub form: &'static str,
+    /// For a table or list: the book's lead-in sentence to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intro: Option<String>,
 }
 
 /// One listed source in the output.
@@ -146,6 +149,7 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
                         book_answer::extractive::Form::Table => "table",
                         book_answer::extractive::Form::List => "list",
                     },
+                    intro: q.intro.clone(),
                 })
             })
             .collect(),
