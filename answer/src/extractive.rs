@@ -316,9 +316,15 @@ pub fn choose(
     let definition = asks_definition(question);
     let mut prose: Vec<Cand> = Vec::new();
     let mut code: Vec<Cand> = Vec::new();
+    // Sections that point elsewhere (objectives, next steps, a quiz), once per searched source.
+    let pointing: Vec<bool> = sources
+        .iter()
+        .take(MAX_SOURCES)
+        .map(points_elsewhere)
+        .collect();
     for (si, src) in sources.iter().enumerate().take(MAX_SOURCES) {
         let ps = passages(&src.text);
-        let pointing = points_elsewhere(src);
+        let pointing = pointing[si];
         for (order, p) in ps.iter().enumerate() {
             let lexical = match (&p.kind, p.intro) {
                 (Kind::Code { .. }, Some(i)) => {
@@ -394,9 +400,7 @@ pub fn choose(
     // the first quote, rather than a sentence of a lower-ranked section the search put below it.
     // A section that points elsewhere (a quiz, objectives, next steps) restates what another
     // section explains: the first quote comes from the best-ranked section that does not.
-    let lead_source = (0..sources.len().min(MAX_SOURCES))
-        .find(|&s| !points_elsewhere(&sources[s]))
-        .unwrap_or(0);
+    let lead_source = pointing.iter().position(|&p| !p).unwrap_or(0);
     let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak);
     let lead = match sources.get(lead_source) {
         Some(top) if !has_sentence(lead_source) => best_block(&q_terms, (lead_source, top), &code),

@@ -122,6 +122,9 @@ pub enum Block {
     List(Vec<String>),
 }
 
+/// What navigation text carries (pagers, breadcrumbs, edit links): never quoted.
+const NAV_MARKS: &[&str] = &["→", "«", "»", "Edit this page"];
+
 /// Longest lead-in kept with a block, in words.
 const MAX_INTRO_WORDS: usize = 40;
 
@@ -144,8 +147,11 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
         rows.clear();
     };
     let flush_items = |items: &mut Vec<String>, intro: &mut Option<String>, out: &mut Out| {
-        const NAV: &[&str] = &["→", "«", "»", "Edit this page"];
-        if items.len() >= 2 && !items.iter().any(|i| NAV.iter().any(|n| i.contains(n))) {
+        if items.len() >= 2
+            && !items
+                .iter()
+                .any(|i| NAV_MARKS.iter().any(|n| i.contains(n)))
+        {
             out.push((Block::List(std::mem::take(items)), intro.take()));
         }
         items.clear();
@@ -413,8 +419,8 @@ fn is_quotable(s: &str) -> bool {
     if letters * 10 < visible.len() * 6 {
         return false;
     }
-    const NAV: &[&str] = &["→", "«", "»", "Edit this page", "Next ", "Previous "];
-    if NAV.iter().any(|n| s.contains(n)) || has_heading_numbering(s) {
+    const PAGER: &[&str] = &["Next ", "Previous "];
+    if NAV_MARKS.iter().chain(PAGER).any(|n| s.contains(n)) || has_heading_numbering(s) {
         return false;
     }
     true
