@@ -31,6 +31,8 @@ pub struct Passage {
 pub const MAX_CODE_LINES: usize = 14;
 /// Shortest prose sentence quoted, in words.
 const MIN_WORDS: usize = 5;
+/// Shortest list item (or fragment without closing punctuation) quoted as a sentence, in words.
+const MIN_ITEM_WORDS: usize = 8;
 /// Longest prose sentence considered, in words (longer runs are lists glued together).
 const MAX_WORDS: usize = 90;
 
@@ -98,7 +100,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
             // A list item is its own block: items never run together into one "sentence".
             flush(&mut para, &mut out);
             let item = strip_numbering(item);
-            if item.split_whitespace().count() >= 8 || ends_sentence(item) {
+            if item.split_whitespace().count() >= MIN_ITEM_WORDS || ends_sentence(item) {
                 para.push_str(item);
                 flush(&mut para, &mut out);
             }
@@ -319,7 +321,7 @@ fn is_markup_line(t: &str) -> bool {
         || t.starts_with("---")
 }
 
-/// `- item`, `* item`, `+ item`, `1. item`, `1) item`, `> quote` → the item text.
+/// `- item`, `* item`, `+ item`, `1. item`, `1) item`, `> quote`, `✅ item` → the item text.
 fn strip_list_marker(t: &str) -> &str {
     if let Some(rest) = t
         .strip_prefix("- ")
@@ -329,6 +331,9 @@ fn strip_list_marker(t: &str) -> &str {
     {
         return rest.trim_start();
     }
+    if let Some(rest) = strip_symbol_bullet(t) {
+        return rest;
+    }
     let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
     if digits > 0 && digits < 4 {
         let rest = &t[digits..];
@@ -337,6 +342,24 @@ fn strip_list_marker(t: &str) -> &str {
         }
     }
     t
+}
+
+/// Characters that open a line without being a bullet: quotes and brackets, and navigation marks.
+const NOT_BULLETS: &str = "“‘«»„‚¿¡（【「『→←";
+
+/// A line opened by a symbol and a space (`✅ Fast`, `• Cheap`, `⚠️ Root only`): authors write
+/// checklists this way, one item a line, and Markdown runs them into one paragraph; each line is an
+/// item. Letters of any script, digits, ASCII and quotes or brackets open prose, not items.
+fn strip_symbol_bullet(t: &str) -> Option<&str> {
+    let mut chars = t.char_indices();
+    let (_, first) = chars.next()?;
+    if first.is_ascii() || first.is_alphanumeric() || NOT_BULLETS.contains(first) {
+        return None;
+    }
+    // Emoji may carry a variation selector or a skin tone before the space.
+    let (at, _) = chars.find(|&(_, c)| !matches!(c, '\u{FE0F}' | '\u{1F3FB}'..='\u{1F3FF}'))?;
+    let rest = t[at..].strip_prefix(' ')?.trim_start();
+    (!rest.is_empty()).then_some(rest)
 }
 
 /// Drops heading numbering such as `2.1.3.` or `1.4` at the start of a line.
@@ -357,14 +380,39 @@ fn ends_sentence(s: &str) -> bool {
     s.trim_end().ends_with(['.', '!', '?', ':'])
 }
 
+/// Words whose period does not end a sentence ("vs. LiDAR", "Fig. 3", "et al. Then"); "etc." is
+/// left out: it usually ends one.
+const ABBREVIATIONS: &[&str] = &[
+    "vs", "e.g", "i.e", "cf", "approx", "fig", "figs", "eq", "eqs", "dr", "mr", "mrs", "prof",
+    "al", "ca", "resp", "vol", "pp", "incl",
+];
+
+/// Whether the period at byte `dot` of `para` closes an abbreviation.
+fn closes_abbreviation(para: &str, dot: usize) -> bool {
+    let word = para[..dot]
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("");
+    ABBREVIATIONS.contains(&word.to_lowercase().as_str())
+}
+
 /// Sentences of a paragraph: split after `.`, `!` or `?` followed by a space and a capital, digit
-/// or quote (so "e.g. the" and "v1.2" stay whole).
+/// or quote (so "e.g. the" and "v1.2" stay whole), but not after an abbreviation ("vs. LiDAR") or
+/// inside parentheses, which close before their sentence does.
 fn sentences(para: &str) -> Vec<String> {
     let chars: Vec<(usize, char)> = para.char_indices().collect();
     let mut out = Vec::new();
     let mut start = 0;
+    let mut depth = 0usize;
     for (k, &(i, c)) in chars.iter().enumerate() {
-        if !matches!(c, '.' | '!' | '?') {
+        match c {
+            // Only a parenthesis that closes in the paragraph holds its sentence open.
+            '(' if para[i..].contains(')') => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if !matches!(c, '.' | '!' | '?') || depth > 0 || (c == '.' && closes_abbreviation(para, i))
+        {
             continue;
         }
         let space = chars.get(k + 1).is_none_or(|&(_, n)| n == ' ');
@@ -391,6 +439,11 @@ fn sentences(para: &str) -> Vec<String> {
 fn is_quotable(s: &str) -> bool {
     let words: Vec<&str> = s.split_whitespace().collect();
     if words.len() < MIN_WORDS || words.len() > MAX_WORDS {
+        return false;
+    }
+    // A fragment with no closing punctuation ("Goal: Robot navigates to commanded locations", a
+    // caption) reads as a sentence only when long, as a list item does.
+    if words.len() < MIN_ITEM_WORDS && !ends_sentence(s) {
         return false;
     }
     let lower: Vec<String> = words
@@ -511,6 +564,65 @@ mod tests {
         assert_eq!(
             prose("Use a launch file, e.g. the one below, to start all nodes at once."),
             ["Use a launch file, e.g. the one below, to start all nodes at once."]
+        );
+    }
+
+    #[test]
+    fn abbreviations_and_parentheses_do_not_end_sentences() {
+        assert_eq!(
+            prose("Visual SLAM uses cameras as the primary sensor (vs. LiDAR in most robots). It runs in real time on a Jetson."),
+            [
+                "Visual SLAM uses cameras as the primary sensor (vs. LiDAR in most robots).",
+                "It runs in real time on a Jetson."
+            ]
+        );
+        assert_eq!(
+            prose("The gains are listed in the table (see Fig. 3 below). They were tuned by hand on the real robot."),
+            [
+                "The gains are listed in the table (see Fig. 3 below).",
+                "They were tuned by hand on the real robot."
+            ]
+        );
+        // A parenthesis that never closes does not swallow the paragraph.
+        assert_eq!(
+            prose("Options are a) fast or b) safe for the arm. Pick the safe one when people are near."),
+            [
+                "Options are a) fast or b) safe for the arm.",
+                "Pick the safe one when people are near."
+            ]
+        );
+    }
+
+    #[test]
+    fn symbol_bullets_are_items_and_short_fragments_are_not_quoted() {
+        let text = "Why Python:\n✅ Computer vision: OpenCV, PIL, object detection models\n✅ Inverse kinematics: Libraries like `ikpy`, `pybullet`\n⚠️ Real-time control needs C++ because Python's garbage collector can pause for milliseconds.";
+        assert_eq!(
+            prose(text),
+            [
+                "Real-time control needs C++ because Python's garbage collector can pause for milliseconds."
+            ]
+        );
+        assert_eq!(
+            blocks(text),
+            [(
+                Block::List(vec![
+                    "Computer vision: OpenCV, PIL, object detection models".into(),
+                    "Inverse kinematics: Libraries like `ikpy`, `pybullet`".into(),
+                    "Real-time control needs C++ because Python's garbage collector can pause for milliseconds.".into(),
+                ]),
+                Some("Why Python:".into())
+            )]
+        );
+        // A line without closing punctuation is quoted only when long enough to read as a sentence;
+        // "Issue: … Solution: …" lines read as one.
+        assert_eq!(
+            prose("Scenario: Humanoid delivers documents in office\n\nIssue: `ros2: command not found`\nSolution: `source /opt/ros/jazzy/setup.bash`"),
+            ["Issue: `ros2: command not found` Solution: `source /opt/ros/jazzy/setup.bash`"]
+        );
+        // Quotes and navigation arrows open prose, not items.
+        assert_eq!(
+            prose("“Robots that learn” is the theme of this whole chapter of the book."),
+            ["“Robots that learn” is the theme of this whole chapter of the book."]
         );
     }
 

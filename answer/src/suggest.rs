@@ -212,6 +212,82 @@ const READER_LABELS: &[&str] = &[
     "tip",
     "day",
     "phase",
+    "scenario",
+    "option",
+    "method",
+    "approach",
+    "stage",
+    "level",
+    "tier",
+    "demo",
+];
+
+/// Last words that make a heading name a kind of section ("Key Concepts Summary", "Additional
+/// Resources", "🙏 Acknowledgments"): a reader does not ask about it.
+const GENERIC_LAST_WORDS: &[&str] = &[
+    "summary",
+    "overview",
+    "recap",
+    "introduction",
+    "conclusion",
+    "conclusions",
+    "resources",
+    "acknowledgments",
+    "acknowledgements",
+    "credits",
+    "output",
+    "takeaways",
+    "prerequisites",
+];
+
+/// Last words that make a heading a document to be shown ("Dual-Boot Guide"): asked for like an
+/// example.
+const SHOWN_LAST_WORDS: &[&str] = &[
+    "guide",
+    "tutorial",
+    "walkthrough",
+    "checklist",
+    "cheatsheet",
+];
+
+/// Nouns that, after a verb of [`NOUN_MODIFIERS`], make the heading a thing ("Launch File",
+/// "Control Loop", "Build Tools") rather than a task.
+const THING_NOUNS: &[&str] = &[
+    "file",
+    "files",
+    "server",
+    "servers",
+    "loop",
+    "loops",
+    "rate",
+    "rates",
+    "tool",
+    "tools",
+    "system",
+    "systems",
+    "model",
+    "models",
+    "pipeline",
+    "pipelines",
+    "description",
+    "descriptions",
+    "argument",
+    "arguments",
+    "frame",
+    "frames",
+    "suite",
+    "script",
+    "scripts",
+    "message",
+    "messages",
+    "configuration",
+    "type",
+    "types",
+    "output",
+    "format",
+    "formats",
+    "policy",
+    "policies",
 ];
 
 /// Words that make a section an assessment (a quiz, exercises): its questions test the reader,
@@ -221,8 +297,27 @@ const ASSESSMENT_WORDS: &[&str] = &["quiz", "quizzes", "exercise", "exercises", 
 /// Words that make a heading a problem report ("Colcon build fails …", "setup.bash not found");
 /// nouns such as "error" are left out: "Error Handling" is a topic.
 const TROUBLE_WORDS: &[&str] = &[
-    "fail", "fails", "failed", "failing", "crashes", "crashing", "crashed", "broken", "freezes",
-    "hangs", "denied", "cannot", "can't", "won't", "doesn't", "isn't",
+    "fail",
+    "fails",
+    "failed",
+    "failing",
+    "crashes",
+    "crashing",
+    "crashed",
+    "broken",
+    "freezes",
+    "hangs",
+    "denied",
+    "cannot",
+    "can't",
+    "won't",
+    "doesn't",
+    "isn't",
+    "slower",
+    "lagging",
+    "stuck",
+    "unresponsive",
+    "overheating",
 ];
 
 /// Verbs that, before a single plural noun, name a kind of thing ("Launch Files", "Build Tools")
@@ -249,16 +344,32 @@ const NOUN_MODIFIERS: &[&str] = &[
     "update",
 ];
 
-/// Whether `h` is only a label and its number ("Question 7", "Step 2").
+/// Whether `h` is only a label and its number or range ("Question 7", "Step 2", "Weeks 4-6").
 fn only_label(h: &str) -> bool {
     let words: Vec<String> = h.split_whitespace().map(str::to_lowercase).collect();
+    let label = |w: &str| LABELS.contains(&w) || READER_LABELS.contains(&w);
     words.len() == 2
-        && (LABELS.contains(&words[0].as_str()) || READER_LABELS.contains(&words[0].as_str()))
+        && (label(&words[0]) || words[0].strip_suffix('s').is_some_and(label))
         && words[1]
             .trim_end_matches(['.', ':'])
             .chars()
-            .all(|c| c.is_ascii_alphanumeric())
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '–' | ',' | '&'))
         && words[1].chars().any(|c| c.is_ascii_digit())
+}
+
+/// A heading as a follow-up names it: without leading symbols ("🙏 Acknowledgments", "✅ Done") and
+/// without a trailing parenthesis ("Isaac Sim (Ubuntu 22.04 or Windows)" → "Isaac Sim"), which
+/// qualifies the section rather than names its topic.
+fn reader_heading(h: &str) -> String {
+    let t = h.trim_start_matches(|c: char| !c.is_alphanumeric() && !"\"“'`(".contains(c));
+    let t = t.trim();
+    match t
+        .strip_suffix(')')
+        .and_then(|x| x.rfind(" (").map(|i| &t[..i]))
+    {
+        Some(head) if head.split_whitespace().count() >= 1 => head.trim().to_string(),
+        _ => t.to_string(),
+    }
 }
 
 /// Drops `2.1.3.`, `1.`, `Step 3:`, `Lab 2 -` style numbering from a heading (with `reader`, also
@@ -381,11 +492,28 @@ pub fn follow_up(heading: &str) -> Option<String> {
 }
 
 fn phrase(heading: &str, reader: bool) -> Option<String> {
-    let h = clean_heading(heading, reader);
+    let h = if reader {
+        clean_heading(&reader_heading(heading), reader)
+    } else {
+        clean_heading(heading, reader)
+    };
     // "Services: request and response" → "Services": the part before a colon names the topic.
     let h = match h.split_once(": ") {
         Some((head, _)) if head.split_whitespace().count() >= 1 && head.len() >= 3 => {
             head.trim().to_string()
+        }
+        _ => h,
+    };
+    // "Isaac SDK Setup - Required Assets" → the head; "Python Agent Reasons — Planning the
+    // Motion" → the tail, when it is a task.
+    let h = match [" — ", " – ", " - "].iter().find_map(|d| h.split_once(d)) {
+        Some((head, tail)) if reader && !head.trim().is_empty() && !tail.trim().is_empty() => {
+            let tail_word = tail.split_whitespace().next().unwrap_or("").to_lowercase();
+            if base_verb(&tail_word).is_some() {
+                tail.trim().to_string()
+            } else {
+                head.trim().to_string()
+            }
         }
         _ => h,
     };
@@ -409,6 +537,13 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         if let Some(q) = reader_phrase(&h, &lower, &lower_words) {
             return q;
         }
+        let last = lower_words[lower_words.len() - 1].as_str();
+        if GENERIC_LAST_WORDS.contains(&last) || lower_words[0] == "welcome" {
+            return None;
+        }
+        if SHOWN_LAST_WORDS.contains(&last) && !h.ends_with('?') {
+            return Some(format!("Can you show the {}?", lower_first_word(&h)));
+        }
     }
     if h.ends_with('?') {
         return Some(h);
@@ -429,9 +564,16 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
     {
         return None;
     }
-    if let Some(verb) = base_verb(first) {
+    // "Launch File", "Control Loop with Feedback": a verb that names a kind of thing.
+    let thing = reader
+        && NOUN_MODIFIERS.contains(&first)
+        && lower_words
+            .get(1)
+            .is_some_and(|w| THING_NOUNS.contains(&w.as_str()));
+    if let Some(verb) = base_verb(first).filter(|_| !thing) {
         let rest = words[1..].join(" ");
-        if rest.is_empty() {
+        // "Build and Run": the task's object is missing.
+        if rest.is_empty() || (reader && ["and", "or", "&"].contains(&lower_words[1].as_str())) {
             return None;
         }
         let kind_of_thing = reader
@@ -443,6 +585,20 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
             return Some(format!("What are {h}?"));
         }
         return Some(format!("How do I {verb} {}?", lower_first(&rest)));
+    }
+    // "Dual-Boot vs Alternatives": a comparison.
+    if reader {
+        let pos = lower_words
+            .iter()
+            .position(|w| ["vs", "versus"].contains(&w.as_str()))
+            .filter(|&i| i > 0 && i + 1 < words.len());
+        if let Some(i) = pos {
+            return Some(format!(
+                "How does {} compare with {}?",
+                lower_first(&words[..i].join(" ")),
+                lower_first(&words[i + 1..].join(" "))
+            ));
+        }
     }
     // "Basic Launch File Example": a reader asks to see it.
     if reader
@@ -470,7 +626,8 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         && noun.ends_with('s')
         && !["ss", "us", "is", "os"].iter().any(|e| noun.ends_with(e)))
         || lower_words.iter().any(|w| w == "and")
-        || h.contains(',');
+        || h.contains(',')
+        || (reader && h.contains(" & "));
     let verb = if plural { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
 }
@@ -492,11 +649,16 @@ pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) ->
             continue;
         };
         let key = q.trim_end_matches('?').to_lowercase();
-        if key == asked
-            || out
-                .iter()
-                .any(|o| o.trim_end_matches('?').to_lowercase() == key)
-        {
+        // "What is Isaac Sim?" after "What is NVIDIA Isaac Sim?" asks the same thing.
+        let topic = |k: &str| {
+            let words: Vec<&str> = k.split_whitespace().skip(2).collect();
+            format!(" {}", words.join(" "))
+        };
+        let same = |o: &String| {
+            let o = o.trim_end_matches('?').to_lowercase();
+            o == key || o.ends_with(&topic(&key)) || key.ends_with(&topic(&o))
+        };
+        if key == asked || out.iter().any(same) {
             continue;
         }
         out.push(q);
@@ -617,6 +779,67 @@ mod tests {
     }
 
     #[test]
+    fn follow_ups_read_as_a_reader_would_ask() {
+        let cases: &[(&str, Option<&str>)] = &[
+            (
+                "Isaac Sim (Ubuntu 22.04 or Windows)",
+                Some("What is Isaac Sim?"),
+            ),
+            ("Sensor Tests (via ROS 2)", Some("What are Sensor Tests?")),
+            ("🙏 Acknowledgments", None),
+            ("Key Concepts Summary", None),
+            ("Common Resources", None),
+            ("Sample Output", None),
+            ("Welcome to Physical AI & Humanoid Robotics", None),
+            ("Weeks 4-6", None),
+            ("Scenario 2", None),
+            ("Build and Run", None),
+            ("Launch File", Some("What is Launch File?")),
+            (
+                "Launch File with Parameters",
+                Some("What is Launch File with Parameters?"),
+            ),
+            ("Launch Gazebo", Some("How do I launch Gazebo?")),
+            (
+                "Step-by-Step Dual-Boot Guide (Windows)",
+                Some("Can you show the Step-by-Step Dual-Boot Guide?"),
+            ),
+            (
+                "Dual-Boot vs Alternatives",
+                Some("How does Dual-Boot compare with Alternatives?"),
+            ),
+            (
+                "Simulation Runs Slower Than Real-Time (RTF under 1.0)",
+                Some("What should I do when Simulation Runs Slower Than Real-Time?"),
+            ),
+            (
+                "Cost & Resource Efficiency",
+                Some("What are Cost & Resource Efficiency?"),
+            ),
+            (
+                "Network Configuration for the G1",
+                Some("What is Network Configuration for the G1?"),
+            ),
+            (
+                "Isaac SDK Setup - Required Assets",
+                Some("What is Isaac SDK Setup?"),
+            ),
+            (
+                "Python Agent Reasons — Planning the Motion",
+                Some("How do I plan the Motion?"),
+            ),
+        ];
+        for (heading, want) in cases {
+            assert_eq!(follow_up(heading).as_deref(), *want, "{heading}");
+        }
+        // The plain phrasing (the refusal calibration's self-questions) is unchanged.
+        assert_eq!(
+            as_question("Isaac Sim (Ubuntu 22.04 or Windows)").as_deref(),
+            Some("What are Isaac Sim (Ubuntu 22.04 or Windows)?")
+        );
+    }
+
+    #[test]
     fn suggestions_skip_quoted_repeated_and_generic() {
         let r = |s: &str, url: &str| Related {
             chapter: "ROS 2".into(),
@@ -634,6 +857,16 @@ mod tests {
         ];
         let s = suggestions("What are topics?", &related, &["/n"]);
         assert_eq!(s, ["What are Services?", "What are Actions?"]);
+        let related = vec![
+            r("NVIDIA Isaac Sim", "/i"),
+            r("Isaac Sim (Ubuntu 22.04)", "/u"),
+            r("Sim", "/s"),
+            r("Isaac Lab", "/l"),
+        ];
+        assert_eq!(
+            suggestions("Which GPU?", &related, &[]),
+            ["What is NVIDIA Isaac Sim?", "What is Isaac Lab?"]
+        );
         for q in &s {
             assert!(q.ends_with('?'));
         }
