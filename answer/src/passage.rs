@@ -41,7 +41,18 @@ pub fn passages(text: &str) -> Vec<Passage> {
     let mut out: Vec<Passage> = Vec::new();
     let mut para = String::new();
     let mut code: Option<(String, Vec<&str>)> = None;
-    let flush = |para: &mut String, out: &mut Vec<Passage>| {
+    // `para` holds a list item (with its continuation lines) rather than a paragraph.
+    let mut in_item = false;
+    let flush = |para: &mut String, out: &mut Vec<Passage>, in_item: &mut bool| {
+        // A list item is its own block: items never run together into one "sentence", and a short
+        // one (a table of contents, a heading list, navigation) is not prose.
+        let item = para.trim();
+        if std::mem::take(in_item)
+            && item.split_whitespace().count() < MIN_ITEM_WORDS
+            && !ends_sentence(item)
+        {
+            para.clear();
+        }
         for s in sentences(para) {
             if is_quotable(&s) {
                 out.push(Passage {
@@ -79,7 +90,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
             continue;
         }
         if fence {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &mut in_item);
             let lang: String = t
                 .trim_start_matches(['`', '~'])
                 .split_whitespace()
@@ -92,24 +103,22 @@ pub fn passages(text: &str) -> Vec<Passage> {
             continue;
         }
         if t.is_empty() || is_markup_line(t) {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut out, &mut in_item);
             continue;
         }
         let item = strip_list_marker(t);
         if item.len() != t.len() {
-            // A list item is its own block: items never run together into one "sentence".
-            flush(&mut para, &mut out);
-            let item = strip_numbering(item);
-            if item.split_whitespace().count() >= MIN_ITEM_WORDS || ends_sentence(item) {
-                para.push_str(item);
-                flush(&mut para, &mut out);
-            }
+            flush(&mut para, &mut out, &mut in_item);
+            para.push_str(strip_numbering(item));
+            para.push(' ');
+            in_item = true;
             continue;
         }
-        para.push_str(strip_numbering(t));
+        // A line right after an item continues it (an item wrapped onto the next line).
+        para.push_str(if in_item { t } else { strip_numbering(t) });
         para.push(' ');
     }
-    flush(&mut para, &mut out);
+    flush(&mut para, &mut out, &mut in_item);
     out
 }
 
@@ -166,6 +175,8 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
             .then(|| strip_numbering(p).to_string())
     };
     let mut in_code = false;
+    // The last line read was a list item (no blank line since).
+    let mut item_open = false;
     for line in text.lines() {
         let t = line.trim();
         if t.starts_with("```") || t.starts_with("~~~") {
@@ -182,6 +193,7 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
             // A blank line ends a table; list items may be separated by one (a loose list).
             flush_rows(&mut rows, &mut intro, &mut out);
             para_open = false;
+            item_open = false;
             continue;
         }
         if let Some(cells) = table_cells(t) {
@@ -206,7 +218,14 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
                     intro = lead_in(&mut para);
                 }
                 items.push(item.to_string());
+                item_open = true;
             }
+            continue;
+        }
+        // A line right after an item continues it (an item wrapped onto the next line).
+        if let Some(last) = items.last_mut().filter(|_| item_open && !is_markup_line(t)) {
+            last.push(' ');
+            last.push_str(t);
             continue;
         }
         flush_items(&mut items, &mut intro, &mut out);
@@ -623,6 +642,29 @@ mod tests {
         assert_eq!(
             prose("“Robots that learn” is the theme of this whole chapter of the book."),
             ["“Robots that learn” is the theme of this whole chapter of the book."]
+        );
+    }
+
+    #[test]
+    fn a_list_item_wrapped_onto_the_next_line_stays_whole() {
+        let text = "- output_dir: This is the directory created by Hydra for saving logs and\n  yaml config files, as configured by the pattern.\n- choices: A dictionary containing the final config\ngroup choices, wrapped without indent.\n\nA paragraph follows the list here for you.";
+        assert_eq!(
+            prose(text),
+            [
+                "output_dir: This is the directory created by Hydra for saving logs and yaml config files, as configured by the pattern.",
+                "choices: A dictionary containing the final config group choices, wrapped without indent.",
+                "A paragraph follows the list here for you."
+            ]
+        );
+        assert_eq!(
+            blocks(text),
+            [(
+                Block::List(vec![
+                    "output_dir: This is the directory created by Hydra for saving logs and yaml config files, as configured by the pattern.".into(),
+                    "choices: A dictionary containing the final config group choices, wrapped without indent.".into(),
+                ]),
+                None
+            )]
         );
     }
 

@@ -156,6 +156,8 @@ const VERBS: &[&str] = &[
     "record",
     "register",
     "render",
+    "re-run",
+    "rerun",
     "run",
     "search",
     "select",
@@ -238,6 +240,20 @@ const GENERIC_LAST_WORDS: &[&str] = &[
     "output",
     "takeaways",
     "prerequisites",
+];
+
+/// Headings that name a part of a worked pattern or reference page ("Problem", "Solution"),
+/// skipped as follow-ups.
+const READER_GENERIC: &[&str] = &[
+    "problem",
+    "solution",
+    "discussion",
+    "motivation",
+    "api",
+    "details",
+    "code example",
+    "example usage",
+    "how it works",
 ];
 
 /// Last words that make a heading a document to be shown ("Dual-Boot Guide"): asked for like an
@@ -538,7 +554,10 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
             return q;
         }
         let last = lower_words[lower_words.len() - 1].as_str();
-        if GENERIC_LAST_WORDS.contains(&last) || lower_words[0] == "welcome" {
+        if GENERIC_LAST_WORDS.contains(&last)
+            || lower_words[0] == "welcome"
+            || READER_GENERIC.contains(&lower.as_str())
+        {
             return None;
         }
         if SHOWN_LAST_WORDS.contains(&last) && !h.ends_with('?') {
@@ -823,6 +842,15 @@ mod tests {
             (
                 "Isaac SDK Setup - Required Assets",
                 Some("What is Isaac SDK Setup?"),
+            ),
+            ("Problem", None),
+            (
+                "The Grounding Problem",
+                Some("What is the Grounding Problem?"),
+            ),
+            (
+                "Re-run a job from previous config",
+                Some("How do I re-run a job from previous config?"),
             ),
             (
                 "Python Agent Reasons — Planning the Motion",
