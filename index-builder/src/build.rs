@@ -65,7 +65,7 @@ pub struct BuiltBook {
 fn passage_texts(chunks: &[BuiltChunk]) -> (Vec<u32>, Vec<String>) {
     let (mut chunk_of, mut texts) = (Vec::new(), Vec::new());
     for (i, c) in chunks.iter().enumerate() {
-        let parts = crate::chunker::passages(&c.chunk.text);
+        let parts = crate::chunker::passages(&c.search_text);
         if parts.len() < 2 {
             continue;
         }
@@ -119,7 +119,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     let docs: Vec<Bm25Doc> = chunks
         .iter()
         .map(|c| Bm25Doc {
-            body: &c.chunk.text,
+            body: &c.search_text,
             heading: &c.heading,
             titles: &c.titles,
         })

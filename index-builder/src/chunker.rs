@@ -30,8 +30,12 @@ impl Default for ChunkLimits {
 /// A chunk plus the texts the retrievers index.
 #[derive(Debug, Clone)]
 pub struct BuiltChunk {
-    /// The chunk as the asset stores it.
+    /// The chunk as the asset stores it (what excerpts quote and prompts ground on).
     pub chunk: Chunk,
+    /// What the chunk is searched by (BM25 body, passage vectors): its text without the table
+    /// header that [`with_table_header`] repeats for display, so a long table's header words do
+    /// not count once per part.
+    pub search_text: String,
     /// Input of the dense encoder: heading path, then text.
     pub embed_text: String,
     /// BM25 field: the section's own heading.
@@ -80,8 +84,9 @@ pub fn chunk_page(page: &Page, page_no: u32, limits: ChunkLimits) -> Vec<BuiltCh
             out.push(BuiltChunk {
                 chunk: Chunk {
                     meta,
-                    text: piece.clone(),
+                    text: with_table_header(text, piece),
                 },
+                search_text: piece.clone(),
                 embed_text,
                 heading: section.heading.clone().unwrap_or_default(),
                 titles: format!(
@@ -195,12 +200,37 @@ fn split_block(block: &str, max_words: usize) -> Vec<String> {
         return vec![block.to_string()];
     }
     let is_code = block.trim_start().starts_with("```") || block.trim_start().starts_with("~~~");
+    let lines: Vec<&str> = block.lines().collect();
+    let starts = lines
+        .iter()
+        .filter(|l| starts_row_or_item(l.trim_start()))
+        .count();
+    // A table or a list: cut between rows or items, keeping its lines (joined with spaces they
+    // read as one run-on line that no excerpt can quote as a table or list).
+    let structured = !is_code
+        && starts >= 2
+        && lines
+            .first()
+            .is_some_and(|l| starts_row_or_item(l.trim_start()));
     let units: Vec<String> = if is_code {
         block.lines().map(str::to_string).collect()
+    } else if structured {
+        let mut units: Vec<String> = Vec::new();
+        for line in &lines {
+            match units.last_mut() {
+                // A wrapped item's next line stays with its item.
+                Some(last) if !starts_row_or_item(line.trim_start()) => {
+                    last.push('\n');
+                    last.push_str(line);
+                }
+                _ => units.push(line.to_string()),
+            }
+        }
+        units
     } else {
         split_sentences(block)
     };
-    let sep = if is_code { "\n" } else { " " };
+    let sep = if is_code || structured { "\n" } else { " " };
     let mut out = Vec::new();
     let mut cur = String::new();
     for u in units {
@@ -235,6 +265,45 @@ fn split_block(block: &str, max_words: usize) -> Vec<String> {
         }
     }
     out
+}
+
+/// `piece` of `section`, headed by its table's header row when it starts inside a table that the
+/// split cut (a later part of a long table): the part still says what its columns are, and an
+/// excerpt can quote it as a table.
+pub fn with_table_header(section: &str, piece: &str) -> String {
+    let Some(first) = piece
+        .lines()
+        .next()
+        .filter(|l| is_table_row(l.trim_start()))
+    else {
+        return piece.to_string();
+    };
+    let lines: Vec<&str> = section.lines().collect();
+    let Some(at) = lines.iter().position(|l| *l == first) else {
+        return piece.to_string();
+    };
+    let top = (0..at)
+        .rev()
+        .take_while(|&i| is_table_row(lines[i].trim_start()))
+        .last();
+    match top {
+        Some(h) => format!("{}\n{piece}", lines[h]),
+        None => piece.to_string(),
+    }
+}
+
+/// A table row as the text keeps it (`a | b`, or `| a | b |`).
+fn is_table_row(t: &str) -> bool {
+    t.starts_with('|') || t.contains(" | ")
+}
+
+/// Whether a line starts a table row or a list item (`- `, `* `, `+ `, `1. `, `1) `).
+fn starts_row_or_item(t: &str) -> bool {
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    is_table_row(t)
+        || ["- ", "* ", "+ "].iter().any(|m| t.starts_with(m))
+        || ((1..4).contains(&digits)
+            && (t[digits..].starts_with(". ") || t[digits..].starts_with(") ")))
 }
 
 fn split_sentences(text: &str) -> Vec<String> {
@@ -301,6 +370,50 @@ mod tests {
         let pieces = split_text(&text, ChunkLimits::default());
         assert!(pieces.len() > 3);
         assert!(pieces.iter().all(|p| words(p) <= 180));
+    }
+
+    #[test]
+    fn long_tables_and_lists_split_between_rows_and_keep_their_lines() {
+        let mut table = String::from("Name | Type | Description\n");
+        for i in 0..40 {
+            table.push_str(&format!(
+                "`field{i}` | `string` | What field {i} does, in a few words of prose.\n"
+            ));
+        }
+        let table = table.trim_end();
+        let parts = split_block(table, 60);
+        assert!(parts.len() > 2);
+        assert!(parts[1..]
+            .iter()
+            .all(|p| p.lines().all(|l| l.starts_with("`field"))));
+        let rows: usize = parts.iter().map(|p| p.lines().count()).sum();
+        assert_eq!(rows, 41);
+        // For display, each later part is headed by the table's header.
+        for part in &parts {
+            let shown = with_table_header(table, part);
+            let lines: Vec<&str> = shown.lines().collect();
+            assert_eq!(lines[0], "Name | Type | Description");
+            assert!(
+                lines[1..].iter().all(|l| l.starts_with("`field")),
+                "{shown}"
+            );
+        }
+        assert_eq!(with_table_header(table, "Some prose."), "Some prose.");
+        let mut list = String::new();
+        for i in 0..30 {
+            list.push_str(&format!(
+                "- Item {i} says one thing about the robot\n  and wraps.\n"
+            ));
+        }
+        let parts = split_block(list.trim_end(), 40);
+        assert!(parts.len() > 1);
+        for part in &parts {
+            assert!(part.starts_with("- Item"), "{part}");
+            assert!(
+                part.lines().count() % 2 == 0,
+                "an item keeps its wrapped line: {part}"
+            );
+        }
     }
 
     #[test]

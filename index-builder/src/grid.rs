@@ -153,7 +153,7 @@ pub fn score_book(
                 .chunks
                 .iter()
                 .map(|ch| Bm25Doc {
-                    body: &ch.chunk.text,
+                    body: &ch.search_text,
                     heading: &ch.heading,
                     titles: &ch.titles,
                 })
