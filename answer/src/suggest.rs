@@ -240,6 +240,7 @@ const GENERIC_LAST_WORDS: &[&str] = &[
     "output",
     "takeaways",
     "prerequisites",
+    "notes",
 ];
 
 /// Headings that name a part of a worked pattern or reference page ("Problem", "Solution"),
@@ -360,18 +361,24 @@ const NOUN_MODIFIERS: &[&str] = &[
     "update",
 ];
 
-/// Whether `h` is only a label and its number or range ("Question 7", "Step 2", "Weeks 4-6").
+/// Whether `h` is only labels and their numbers or ranges ("Question 7", "Step 2", "Weeks 4-6",
+/// "Module 1, Chapter 1, Page 3b").
 fn only_label(h: &str) -> bool {
-    let words: Vec<String> = h.split_whitespace().map(str::to_lowercase).collect();
-    let label = |w: &str| LABELS.contains(&w) || READER_LABELS.contains(&w);
-    words.len() == 2
-        && (label(&words[0]) || words[0].strip_suffix('s').is_some_and(label))
-        && words[1]
-            .trim_end_matches(['.', ':'])
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '–' | ',' | '&'))
-        && words[1].chars().any(|c| c.is_ascii_digit())
+    let label = |w: &str| LABELS.contains(&w) || READER_LABELS.contains(&w) || w == "page";
+    h.split(',').all(|part| {
+        let words: Vec<String> = part.split_whitespace().map(str::to_lowercase).collect();
+        words.len() == 2
+            && (label(&words[0]) || words[0].strip_suffix('s').is_some_and(label))
+            && words[1]
+                .trim_end_matches(['.', ':'])
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '–' | '&'))
+            && words[1].chars().any(|c| c.is_ascii_digit())
+    })
 }
+
+/// Particles of phrasal verbs ("Set Up Isaac SDK" → "set up Isaac SDK").
+const PARTICLES: &[&str] = &["up", "out", "off", "down", "in", "on", "over", "back"];
 
 /// A heading as a follow-up names it: without leading symbols ("🙏 Acknowledgments", "✅ Done") and
 /// without a trailing parenthesis ("Isaac Sim (Ubuntu 22.04 or Windows)" → "Isaac Sim"), which
@@ -603,6 +610,12 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         if kind_of_thing {
             return Some(format!("What are {h}?"));
         }
+        let rest = match words.get(1) {
+            Some(w) if reader && PARTICLES.contains(&lower_words[1].as_str()) => {
+                format!("{}{}", lower_words[1], &rest[w.len()..])
+            }
+            _ => rest,
+        };
         return Some(format!("How do I {verb} {}?", lower_first(&rest)));
     }
     // "Dual-Boot vs Alternatives": a comparison.
@@ -641,9 +654,18 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         .filter(|&i| i > 0)
         .map_or(lower_words.len() - 1, |i| i - 1);
     let noun = lower_words[head].as_str();
-    let plural = (noun.len() > 3
-        && noun.ends_with('s')
-        && !["ss", "us", "is", "os"].iter().any(|e| noun.ends_with(e)))
+    // "APIs", "GPUs": capitals and a plural s.
+    let original = words[head].trim_matches(|c: char| !c.is_alphanumeric());
+    let acronyms = reader
+        && original.len() >= 3
+        && original.ends_with('s')
+        && original[..original.len() - 1]
+            .chars()
+            .all(|c| c.is_ascii_uppercase());
+    let plural = acronyms
+        || (noun.len() > 3
+            && noun.ends_with('s')
+            && !["ss", "us", "is", "os"].iter().any(|e| noun.ends_with(e)))
         || lower_words.iter().any(|w| w == "and")
         || h.contains(',')
         || (reader && h.contains(" & "));
@@ -844,6 +866,10 @@ mod tests {
                 Some("What is Isaac SDK Setup?"),
             ),
             ("Problem", None),
+            ("Module 1, Chapter 1, Page 3b", None),
+            ("Important Notes", None),
+            ("Set Up Isaac SDK", Some("How do I set up Isaac SDK?")),
+            ("APIs", Some("What are APIs?")),
             (
                 "The Grounding Problem",
                 Some("What is the Grounding Problem?"),
