@@ -268,7 +268,7 @@ const POINTING_HEADINGS: &[&str] = &[
 
 /// Whether `src` is a section that points elsewhere (objectives, next steps, a quiz, any section
 /// of a quiz page).
-fn points_elsewhere(src: &Source) -> bool {
+pub(crate) fn points_elsewhere(src: &Source) -> bool {
     let quiz = |t: &str| {
         t.to_lowercase()
             .split(|c: char| !c.is_alphanumeric())
@@ -584,6 +584,17 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
 /// source. Without `citations` the quotes carry no `[n]`; the closing line then cites every quoted
 /// source once, so the sources stay listed under the answer (the widget lists cited sources).
 pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool) -> String {
+    render_with(quotes, number, citations, "")
+}
+
+/// [`render`] with `also` (a paragraph such as "Also relevant: …", or empty) between the quotes
+/// and the closing line, which stays last.
+pub fn render_with(
+    quotes: &[Quote],
+    number: impl Fn(usize) -> usize,
+    citations: bool,
+    also: &str,
+) -> String {
     let mut md = String::from(EXCERPT_LABEL);
     md.push_str("\n\n");
     let mut cited: Vec<usize> = Vec::new();
@@ -625,6 +636,10 @@ pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool
                 md.push('\n');
             }
         }
+    }
+    if !also.is_empty() {
+        md.push_str(also);
+        md.push_str("\n\n");
     }
     if citations {
         md.push_str("Follow the sources below for the full explanation.");

@@ -93,6 +93,8 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
             order.push(q.source);
         }
     }
+    // Sections linked as "Also relevant", which follow-ups do not repeat.
+    let mut also_urls: Vec<String> = Vec::new();
     let (markdown, sources, quotes) = if chosen.is_empty() {
         let sources: Vec<Source> = found
             .sources
@@ -103,7 +105,9 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         (unquoted_markdown(sources.len()), sources, Vec::new())
     } else {
         let number = |s: usize| order.iter().position(|&o| o == s).map_or(1, |p| p + 1);
-        let md = extractive::render(&chosen, number, style.citations);
+        let (also, linked) = also_relevant(found, &order);
+        also_urls = linked;
+        let md = extractive::render_with(&chosen, number, style.citations, &also);
         let quotes: Vec<Quote> = chosen
             .into_iter()
             .map(|q| Quote {
@@ -118,7 +122,11 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         &signals(question, found, &sources, &quotes),
         &confidence::ExcerptCutoffs::for_phase(found.vector.is_some()),
     );
-    let quoted: Vec<&str> = sources.iter().map(|s| s.url.as_str()).collect();
+    let quoted: Vec<&str> = sources
+        .iter()
+        .map(|s| s.url.as_str())
+        .chain(also_urls.iter().map(String::as_str))
+        .collect();
     Answer {
         refused: false,
         suggestions: suggest::suggestions(question, &found.related, &quoted),
@@ -126,6 +134,46 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         quotes,
         sources,
         confidence: Some(confidence),
+    }
+}
+
+/// Sections linked after the quotes at most.
+pub const ALSO_RELEVANT: usize = 2;
+
+/// "Also relevant: [Chapter › Section](url)" for the best-ranked sections the excerpts do not quote
+/// (`listed`: indices of `found.sources` that are listed under the answer), as long as they pass
+/// the relevance threshold: the search often ranks the section that answers second or third, and
+/// only quoted sources are listed. Sections that point elsewhere (a quiz, objectives) and a second
+/// part of a listed section are left out. Empty when there is none; with the linked URLs.
+fn also_relevant(found: &Found, listed: &[usize]) -> (String, Vec<String>) {
+    let mut urls: Vec<&str> = listed
+        .iter()
+        .filter_map(|&i| found.sources.get(i))
+        .map(|s| s.url.as_str())
+        .collect();
+    let mut links: Vec<String> = Vec::new();
+    let mut linked: Vec<String> = Vec::new();
+    for s in &found.sources {
+        if links.len() >= ALSO_RELEVANT {
+            break;
+        }
+        if urls.contains(&s.url.as_str())
+            || s.score < found.threshold
+            || extractive::points_elsewhere(s)
+        {
+            continue;
+        }
+        urls.push(&s.url);
+        linked.push(s.url.clone());
+        let label = extractive::escape_md(&s.label());
+        // Angle brackets keep a URL with spaces or parentheses one link destination.
+        let url = s.url.replace(['<', '>'], "");
+        links.push(format!("[{label}](<{url}>)"));
+    }
+    if links.is_empty() {
+        (String::new(), linked)
+    } else {
+        (format!("Also relevant: {}.", links.join(" · ")), linked)
     }
 }
 
@@ -329,6 +377,79 @@ mod tests {
         assert!(ex.quotes.iter().any(|q| q.code_lang().is_some()), "{ex:?}");
         assert!(ex.markdown.contains("```bash\nros2 run"), "{}", ex.markdown);
         assert!(prose(&ex) >= 1, "examples still quote the explanation");
+    }
+
+    #[test]
+    fn ranked_sections_not_quoted_are_linked_before_the_closing_line() {
+        let src = |chunk: u32, section: &str, text: &str, score: f32| Source {
+            chunk,
+            chapter: "Joints".into(),
+            section: Some(section.into()),
+            url: format!("/docs/joints#s{chunk}"),
+            text: text.into(),
+            score,
+        };
+        let found = Found {
+            sources: vec![
+                src(
+                    0,
+                    "Revolute joints",
+                    "A revolute joint rotates about one axis within its limits.",
+                    0.9,
+                ),
+                src(
+                    1,
+                    "Joint limits",
+                    "Limits keep a joint inside the range its motor can reach.",
+                    0.8,
+                ),
+                src(2, "Quiz", "Which joint rotates about one axis?", 0.7),
+                src(
+                    3,
+                    "Prismatic joints",
+                    "A prismatic joint slides along one axis.",
+                    0.6,
+                ),
+                src(
+                    4,
+                    "Fixed joints",
+                    "A fixed joint welds two links together.",
+                    0.1,
+                ),
+            ],
+            related: Vec::new(),
+            refused: false,
+            threshold: 0.5,
+            words_margin: None,
+            vector: None,
+            agree: false,
+        };
+        let a = compose(
+            "how does a revolute joint rotate",
+            &found,
+            None,
+            &Preferences::default(),
+        );
+        let listed: Vec<&str> = a.sources.iter().map(|s| s.url.as_str()).collect();
+        let paragraphs: Vec<&str> = a.markdown.split("\n\n").collect();
+        let also = paragraphs[paragraphs.len() - 2];
+        assert!(also.starts_with("Also relevant: "), "{}", a.markdown);
+        assert!(paragraphs[paragraphs.len() - 1].starts_with("Follow the sources"));
+        // Listed sources are not linked again; the quiz points elsewhere; a section under the
+        // threshold is not relevant; at most two links.
+        for url in &listed {
+            assert!(!also.contains(url), "{also}");
+        }
+        assert!(!also.contains("#s2") && !also.contains("#s4"), "{also}");
+        assert_eq!(
+            also.matches("](<").count(),
+            ALSO_RELEVANT.min(found.sources.len() - listed.len() - 2)
+        );
+        let nodes = book_markdown::parse(&a.markdown);
+        assert!(
+            format!("{nodes:?}").contains("Link(\"/docs/joints#s"),
+            "links parse as links"
+        );
     }
 
     #[test]
