@@ -266,6 +266,7 @@ impl BookArgs {
             settings: SearchSettings::default(),
             bm25: Bm25Params::default(),
             common_vocab: self.common_vocab,
+            pruned_words: Default::default(),
             ann_min_chunks: self.ann_min_chunks,
             title: self.title.clone(),
             progress: !self.quiet,

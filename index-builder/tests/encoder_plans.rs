@@ -418,3 +418,122 @@ fn quantization_plans_size_and_fidelity() {
         "group steps: {group_steps:?}"
     );
 }
+
+/// The word table's size against what readers get: the default plan's layers, the sample book's
+/// tokens plus the first `common` ids (ASCII only) kept, and the labelled sentences' own tokens
+/// NOT kept (a reader's question may use any word), with pruned tokens read as `[UNK]` or as the
+/// kept row nearest their embedding (`Encoder::remap_pruned`). Prints, per setting, the deflated
+/// file, its word table and row map, and the cosine to the f32 model (min, 1st percentile, mean).
+/// `ENCODER_VOCAB_COMMON="6000,3000,..."` chooses the common-vocabulary sizes.
+#[test]
+#[ignore = "needs the model (BOOK_CHAT_MODEL_DIR or scripts/setup.sh); run in release"]
+fn pruned_vocabulary_size_and_fidelity() {
+    use book_retrieval::encoder::PrunedWords;
+    let f32_encoder = model::load_f32_encoder(&needs::model_dir()).unwrap();
+    let mut text = String::new();
+    sample_text(&needs::repo().join("www/docs"), &mut text);
+    let vocab = f32_encoder.tokenizer.vocab_len();
+    let mut book = vec![false; vocab];
+    for id in f32_encoder.tokenizer.encode(&text, usize::MAX) {
+        book[id as usize] = true;
+    }
+    let with_common = |common: usize| -> Vec<bool> {
+        let mut keep: Vec<bool> = f32_encoder
+            .vocab_text
+            .lines()
+            .take(common)
+            .map(str::is_ascii)
+            .collect();
+        keep.resize(vocab, false);
+        keep.iter().zip(&book).map(|(a, b)| *a || *b).collect()
+    };
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| p.len() > 40)
+        .take(256)
+        .map(|p| {
+            let mut end = p.len().min(120);
+            while !p.is_char_boundary(end) {
+                end -= 1;
+            }
+            &p[..end]
+        })
+        .collect();
+    let d = QuantPlan::default();
+    let ranges = f32_encoder.input_ranges(&paragraphs, &d);
+    let layers = f32_encoder.quantized_with(&with_common(6000), &d, &ranges);
+    let sentences = sentences();
+    let exact: Vec<Vec<f32>> = sentences.iter().map(|s| f32_encoder.encode(s)).collect();
+    let mut all_kept = with_common(6000);
+    for s in &sentences {
+        for id in f32_encoder.tokenizer.encode(s, usize::MAX) {
+            all_kept[id as usize] = true;
+        }
+    }
+    let commons: Vec<usize> = std::env::var("ENCODER_VOCAB_COMMON")
+        .map(|v| v.split(',').map(|n| n.trim().parse().unwrap()).collect())
+        .unwrap_or_else(|_| vec![6000, 4000, 3000, 2000, 1000, 0]);
+    let mut settings: Vec<(String, Vec<bool>, PrunedWords)> = vec![(
+        "6000, sentences' tokens kept (encoder_plans' measure)".into(),
+        all_kept,
+        PrunedWords::Unk,
+    )];
+    for &c in &commons {
+        for p in [
+            PrunedWords::Unk,
+            PrunedWords::NearestCosine,
+            PrunedWords::NearestSquared,
+        ] {
+            settings.push((format!("{c} {p:?}"), with_common(c), p));
+        }
+    }
+    eprintln!(
+        "common vocab, pruned | rows | deflated MB | words kB | row_of kB | remap s | cosine min | p1 | mean | sentences with a pruned token"
+    );
+    for (name, keep, pruned) in settings {
+        let mut e = layers.clone();
+        e.words = f32_encoder.quantized_words(&keep, &d);
+        let t = std::time::Instant::now();
+        f32_encoder.remap_pruned(&mut e.words, pruned);
+        let remap_s = t.elapsed().as_secs_f32();
+        let bytes = e.to_bytes().unwrap();
+        let shipped = book_retrieval::Encoder::from_bytes(&bytes).unwrap();
+        let deflated = miniz_oxide::deflate::compress_to_vec(&bytes, 6).len();
+        let part = |want: &str| -> usize {
+            e.file_parts()
+                .unwrap()
+                .iter()
+                .filter(|(n, _)| n.starts_with(want))
+                .map(|(_, b)| miniz_oxide::deflate::compress_to_vec(b, 6).len())
+                .sum()
+        };
+        let rows = keep.iter().filter(|k| **k).count();
+        let pruned_sentences = sentences
+            .iter()
+            .filter(|s| {
+                f32_encoder
+                    .tokenizer
+                    .encode(s, usize::MAX)
+                    .iter()
+                    .any(|&id| !keep[id as usize])
+            })
+            .count();
+        let mut cos: Vec<f32> = sentences
+            .iter()
+            .zip(&exact)
+            .map(|(s, x)| cosine(&shipped.encode(s), x))
+            .collect();
+        cos.sort_by(f32::total_cmp);
+        let mean = cos.iter().sum::<f32>() / cos.len() as f32;
+        eprintln!(
+            "{name} | {rows} | {:.3} | {:.1} | {:.1} | {remap_s:.2} | {:.4} | {:.4} | {mean:.4} | {pruned_sentences}/{}",
+            deflated as f64 / 1e6,
+            part("words") as f64 / 1e3,
+            part("row_of") as f64 / 1e3,
+            cos[0],
+            cos[cos.len() / 100],
+            sentences.len()
+        );
+    }
+}

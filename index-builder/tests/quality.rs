@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use book_answer::confidence::{fit_cutoffs, ExcerptCutoffs, ExcerptSignals};
 use book_retrieval::bm25::Bm25Params;
+use book_retrieval::encoder::PrunedWords;
 use book_retrieval::{Mode, SearchRequest, SearchSettings};
 use index_builder::build::{build, BuildOptions, BuiltBook};
 use index_builder::calibrate::{self, FitBook};
@@ -76,7 +77,15 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         limits: ChunkLimits::default(),
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
-        common_vocab: 6000,
+        common_vocab: std::env::var("QUALITY_COMMON_VOCAB")
+            .map(|v| v.parse().expect("QUALITY_COMMON_VOCAB is a number"))
+            .unwrap_or(6000),
+        pruned_words: match std::env::var("QUALITY_PRUNED_WORDS").as_deref() {
+            Ok("unk") => PrunedWords::Unk,
+            Ok("squared") => PrunedWords::NearestSquared,
+            Ok("cosine") => PrunedWords::NearestCosine,
+            _ => PrunedWords::default(),
+        },
         ann_min_chunks: usize::MAX,
         title: name.to_string(),
         progress: false,
