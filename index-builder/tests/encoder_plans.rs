@@ -424,7 +424,9 @@ fn quantization_plans_size_and_fidelity() {
 /// NOT kept (a reader's question may use any word), with pruned tokens read as `[UNK]` or as the
 /// kept row nearest their embedding (`Encoder::remap_pruned`). Prints, per setting, the deflated
 /// file, its word table and row map, and the cosine to the f32 model (min, 1st percentile, mean).
-/// `ENCODER_VOCAB_COMMON="6000,3000,..."` chooses the common-vocabulary sizes.
+/// `ENCODER_VOCAB_COMMON="6000,3000,..."` chooses the common-vocabulary sizes,
+/// `ENCODER_VOCAB_METRICS` (below) which readings of pruned tokens, `ENCODER_VOCAB_MIN_BOOK` (below)
+/// adds settings that also prune the book's rare tokens.
 #[test]
 #[ignore = "needs the model (BOOK_CHAT_MODEL_DIR or scripts/setup.sh); run in release"]
 fn pruned_vocabulary_size_and_fidelity() {
@@ -433,11 +435,11 @@ fn pruned_vocabulary_size_and_fidelity() {
     let mut text = String::new();
     sample_text(&needs::repo().join("www/docs"), &mut text);
     let vocab = f32_encoder.tokenizer.vocab_len();
-    let mut book = vec![false; vocab];
+    let mut book_count = vec![0usize; vocab];
     for id in f32_encoder.tokenizer.encode(&text, usize::MAX) {
-        book[id as usize] = true;
+        book_count[id as usize] += 1;
     }
-    let with_common = |common: usize| -> Vec<bool> {
+    let with_common_min = |common: usize, min_count: usize| -> Vec<bool> {
         let mut keep: Vec<bool> = f32_encoder
             .vocab_text
             .lines()
@@ -445,8 +447,12 @@ fn pruned_vocabulary_size_and_fidelity() {
             .map(str::is_ascii)
             .collect();
         keep.resize(vocab, false);
-        keep.iter().zip(&book).map(|(a, b)| *a || *b).collect()
+        keep.iter()
+            .zip(&book_count)
+            .map(|(a, &n)| *a || n >= min_count.max(1))
+            .collect()
     };
+    let with_common = |common: usize| with_common_min(common, 1);
     let paragraphs: Vec<&str> = text
         .split("\n\n")
         .map(str::trim)
@@ -479,17 +485,40 @@ fn pruned_vocabulary_size_and_fidelity() {
         all_kept,
         PrunedWords::Unk,
     )];
+    // ENCODER_VOCAB_METRICS="unk,squared,cosine0,cosine40,...": how pruned tokens are read.
+    let metrics: Vec<PrunedWords> = std::env::var("ENCODER_VOCAB_METRICS")
+        .unwrap_or_else(|_| "unk,cosine0,squared".into())
+        .split(',')
+        .map(|m| match m.trim() {
+            "unk" => PrunedWords::Unk,
+            "squared" => PrunedWords::NearestSquared,
+            c => PrunedWords::NearestCosine {
+                min_percent: c.trim_start_matches("cosine").parse().unwrap(),
+            },
+        })
+        .collect();
     for &c in &commons {
-        for p in [
-            PrunedWords::Unk,
-            PrunedWords::NearestCosine,
-            PrunedWords::NearestSquared,
-        ] {
+        for &p in &metrics {
             settings.push((format!("{c} {p:?}"), with_common(c), p));
         }
     }
+    // ENCODER_VOCAB_MIN_BOOK="common:min,...": the book's tokens kept only when the book uses them
+    // at least `min` times (the rest remapped too).
+    if let Ok(spec) = std::env::var("ENCODER_VOCAB_MIN_BOOK") {
+        for one in spec.split(',').filter(|s| !s.is_empty()) {
+            let (c, m) = one.split_once(':').unwrap();
+            let (c, m) = (c.trim().parse().unwrap(), m.trim().parse().unwrap());
+            for &p in &metrics {
+                settings.push((
+                    format!("{c}, book tokens used >= {m} times, {p:?}"),
+                    with_common_min(c, m),
+                    p,
+                ));
+            }
+        }
+    }
     eprintln!(
-        "common vocab, pruned | rows | deflated MB | words kB | row_of kB | remap s | cosine min | p1 | mean | sentences with a pruned token"
+        "common vocab, pruned | rows | stand-ins | deflated MB | words kB | row_of kB | remap s | cosine min | p1 | mean | sentences with a pruned token"
     );
     for (name, keep, pruned) in settings {
         let mut e = layers.clone();
@@ -508,7 +537,17 @@ fn pruned_vocabulary_size_and_fidelity() {
                 .map(|(_, b)| miniz_oxide::deflate::compress_to_vec(b, 6).len())
                 .sum()
         };
-        let rows = keep.iter().filter(|k| **k).count();
+        let (rows, pointed) = match &e.words {
+            book_retrieval::encoder::WordEmbeddings::Grouped { row_of, table } => (
+                table.rows,
+                row_of
+                    .iter()
+                    .filter(|&&r| r != book_retrieval::encoder::NO_ROW)
+                    .count(),
+            ),
+            _ => (0, 0),
+        };
+        let stand_ins = pointed - rows;
         let pruned_sentences = sentences
             .iter()
             .filter(|s| {
@@ -516,6 +555,10 @@ fn pruned_vocabulary_size_and_fidelity() {
                     .tokenizer
                     .encode(s, usize::MAX)
                     .iter()
+                    // [CLS] and [SEP] (first and last) are always stored.
+                    .skip(1)
+                    .rev()
+                    .skip(1)
                     .any(|&id| !keep[id as usize])
             })
             .count();
@@ -527,7 +570,7 @@ fn pruned_vocabulary_size_and_fidelity() {
         cos.sort_by(f32::total_cmp);
         let mean = cos.iter().sum::<f32>() / cos.len() as f32;
         eprintln!(
-            "{name} | {rows} | {:.3} | {:.1} | {:.1} | {remap_s:.2} | {:.4} | {:.4} | {mean:.4} | {pruned_sentences}/{}",
+            "{name} | {rows} | {stand_ins} | {:.3} | {:.1} | {:.1} | {remap_s:.2} | {:.4} | {:.4} | {mean:.4} | {pruned_sentences}/{}",
             deflated as f64 / 1e6,
             part("words") as f64 / 1e3,
             part("row_of") as f64 / 1e3,

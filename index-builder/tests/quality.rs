@@ -7,6 +7,8 @@
 //!
 //! Needs the real books in `../shared/corpora` and the model: run with
 //! `cargo test --release -p index-builder --test quality -- --include-ignored --nocapture`.
+//! `QUALITY_COMMON_VOCAB=N` and `QUALITY_PRUNED_WORDS=unk|squared|cosineNN` build the books with
+//! another word table (`--common-vocab`, `--pruned-words`) to compare.
 
 use std::path::PathBuf;
 
@@ -80,10 +82,13 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         common_vocab: std::env::var("QUALITY_COMMON_VOCAB")
             .map(|v| v.parse().expect("QUALITY_COMMON_VOCAB is a number"))
             .unwrap_or(6000),
+        // "unk", "squared" or "cosineNN" (the least cosine in hundredths).
         pruned_words: match std::env::var("QUALITY_PRUNED_WORDS").as_deref() {
             Ok("unk") => PrunedWords::Unk,
             Ok("squared") => PrunedWords::NearestSquared,
-            Ok("cosine") => PrunedWords::NearestCosine,
+            Ok(v) if v.starts_with("cosine") => PrunedWords::NearestCosine {
+                min_percent: v["cosine".len()..].parse().unwrap_or(0),
+            },
             _ => PrunedWords::default(),
         },
         ann_min_chunks: usize::MAX,

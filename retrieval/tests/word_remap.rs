@@ -39,7 +39,7 @@ fn a_pruned_token_reads_the_kept_row_nearest_its_embedding() {
     let plan = QuantPlan::default();
     let before = f.quantized_words(&keep, &plan);
     let mut after = before.clone();
-    f.remap_pruned(&mut after, PrunedWords::NearestCosine);
+    f.remap_pruned(&mut after, PrunedWords::NearestCosine { min_percent: 0 });
     let (before, after) = (row_of(&before), row_of(&after));
     let row = |id: usize| &table[id * h..(id + 1) * h];
     let mut remapped = 0;
@@ -60,7 +60,11 @@ fn a_pruned_token_reads_the_kept_row_nearest_its_embedding() {
             let chosen = (0..tokens.len())
                 .find(|&k| before[k] == after[id])
                 .expect("points at a kept token's row");
-            assert!(WordPiece::can_emit(&tokens[chosen]), "{t} -> {}", tokens[chosen]);
+            assert!(
+                WordPiece::can_emit(&tokens[chosen]),
+                "{t} -> {}",
+                tokens[chosen]
+            );
             assert!(
                 cosine(row(id), row(chosen)) >= best - 1e-5,
                 "{t} -> {}",
@@ -73,6 +77,37 @@ fn a_pruned_token_reads_the_kept_row_nearest_its_embedding() {
         let id = tokens.iter().position(|t| t == special).unwrap();
         assert_eq!(after[id], NO_ROW, "{special}");
     }
+}
+
+#[test]
+fn a_stand_in_below_the_least_cosine_is_not_taken() {
+    let (f, keep, tokens) = pruned();
+    let h = f.config.hidden;
+    let WordEmbeddings::F32(table) = &f.words else {
+        panic!("f32 table")
+    };
+    let before = f.quantized_words(&keep, &QuantPlan::default());
+    let (mut all, mut near) = (before.clone(), before.clone());
+    f.remap_pruned(&mut all, PrunedWords::NearestCosine { min_percent: 0 });
+    f.remap_pruned(&mut near, PrunedWords::NearestCosine { min_percent: 60 });
+    let (before, all, near) = (row_of(&before), row_of(&all), row_of(&near));
+    let row = |id: usize| &table[id * h..(id + 1) * h];
+    let (mut kept, mut dropped) = (0, 0);
+    for id in 0..tokens.len() {
+        if before[id] != NO_ROW || all[id] == NO_ROW {
+            assert_eq!(near[id], all[id]);
+            continue;
+        }
+        let stand_in = (0..tokens.len()).find(|&k| before[k] == all[id]).unwrap();
+        if cosine(row(id), row(stand_in)) >= 0.6 {
+            assert_eq!(near[id], all[id], "{}", tokens[id]);
+            kept += 1;
+        } else {
+            assert_eq!(near[id], NO_ROW, "{}", tokens[id]);
+            dropped += 1;
+        }
+    }
+    assert!(kept > 0 && dropped > 0, "{kept} {dropped}");
 }
 
 #[test]
@@ -89,7 +124,10 @@ fn a_remapped_file_reads_back_and_encodes_the_same() {
     let (f, keep, _) = pruned();
     let mut shipped = f.quantized_with(&keep, &QuantPlan::default(), &[]);
     let unk_only = shipped.clone();
-    f.remap_pruned(&mut shipped.words, PrunedWords::NearestCosine);
+    f.remap_pruned(
+        &mut shipped.words,
+        PrunedWords::NearestCosine { min_percent: 0 },
+    );
     let bytes = shipped.to_bytes().unwrap();
     let read = Encoder::from_bytes(&bytes).unwrap();
     assert_eq!(row_of(&read.words), row_of(&shipped.words));

@@ -11,26 +11,43 @@ use super::{Encoder, WordEmbeddings, NO_ROW};
 use crate::tokenizer::WordPiece;
 
 /// How a pruned token's stand-in row is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrunedWords {
     /// Every pruned token reads `[UNK]`'s row (`row_of` = [`NO_ROW`]), as before.
     Unk,
-    /// The kept row of largest cosine to the token's embedding.
-    #[default]
-    NearestCosine,
+    /// The kept row of largest cosine to the token's embedding, when that cosine reaches
+    /// `min_percent` / 100 (otherwise `[UNK]`'s row).
+    NearestCosine {
+        /// The least cosine, in hundredths, for a kept row to stand in for a pruned token.
+        min_percent: u8,
+    },
     /// The kept row of least squared distance to the token's embedding.
     NearestSquared,
+}
+
+/// Today's default is [`PrunedWords::Unk`]: the remap lifts section recall@5 on a smaller
+/// vocabulary, but moves the leave-one-book-out refusal calibration (retrieval/FORMAT.md).
+impl Default for PrunedWords {
+    fn default() -> Self {
+        PrunedWords::Unk
+    }
 }
 
 /// Query rows compared against every kept row in one matrix product.
 const BLOCK: usize = 512;
 
 /// For each row of `queries` (`h` wide), the index of the row of `targets` nearest to it under
-/// `metric` (ties to the lower index). `targets` must hold at least one row.
-pub fn nearest_rows(targets: &[f32], queries: &[f32], h: usize, metric: PrunedWords) -> Vec<u32> {
-    let n_t = targets.len() / h;
+/// `metric` (ties to the lower index) and its score: the cosine for [`PrunedWords::NearestCosine`],
+/// `q·t − |t|²/2` for [`PrunedWords::NearestSquared`]. No targets: index 0, score −∞.
+pub fn nearest_rows(
+    targets: &[f32],
+    queries: &[f32],
+    h: usize,
+    metric: PrunedWords,
+) -> Vec<(u32, f32)> {
+    let n_t = targets.len() / h.max(1);
     if n_t == 0 || h == 0 {
-        return vec![0; queries.len() / h.max(1)];
+        return vec![(0, f32::NEG_INFINITY); queries.len() / h.max(1)];
     }
     let unit = |rows: &[f32]| -> Vec<f32> {
         let mut out = rows.to_vec();
@@ -55,7 +72,7 @@ pub fn nearest_rows(targets: &[f32], queries: &[f32], h: usize, metric: PrunedWo
         PrunedWords::NearestSquared => queries.to_vec(),
         _ => unit(queries),
     };
-    let block = |qb: &[f32]| -> Vec<u32> {
+    let block = |qb: &[f32]| -> Vec<(u32, f32)> {
         let m = qb.len() / h;
         let mut scores = vec![0f32; m * n_t];
         // scores (m × n_t) = Q (m × h) · Tᵀ (h × n_t)
@@ -76,25 +93,25 @@ pub fn nearest_rows(targets: &[f32], queries: &[f32], h: usize, metric: PrunedWo
                         best = (j, s + b);
                     }
                 }
-                best.0 as u32
+                (best.0 as u32, best.1)
             })
             .collect()
     };
     let blocks: Vec<&[f32]> = q.chunks(BLOCK * h).collect();
     #[cfg(feature = "parallel")]
-    let done: Vec<Vec<u32>> = {
+    let done: Vec<Vec<(u32, f32)>> = {
         use rayon::prelude::*;
         blocks.par_iter().map(|b| block(b)).collect()
     };
     #[cfg(not(feature = "parallel"))]
-    let done: Vec<Vec<u32>> = blocks.iter().map(|b| block(b)).collect();
+    let done: Vec<Vec<(u32, f32)>> = blocks.iter().map(|b| block(b)).collect();
     done.concat()
 }
 
 impl Encoder {
     /// Points every pruned token of `words` that the tokenizer can emit ([`WordPiece::can_emit`])
-    /// at the stored row nearest its embedding in this (f32) encoder's table, under `pruned`; the
-    /// rows themselves are unchanged. Only ordinary tokens' rows are candidates (never `[UNK]`,
+    /// at the stored row nearest its embedding in this (f32) encoder's table, under `pruned`
+    /// (tokens with no kept row near enough keep [`NO_ROW`]); the rows themselves are unchanged. Only ordinary tokens' rows are candidates (never `[UNK]`,
     /// `[CLS]`, `[SEP]`); tokens that cannot be emitted keep [`NO_ROW`]. No effect when this
     /// encoder's table is not f32, `words` is not pruned, or `pruned` is [`PrunedWords::Unk`].
     pub fn remap_pruned(&self, words: &mut WordEmbeddings, pruned: PrunedWords) {
@@ -127,8 +144,15 @@ impl Encoder {
         if target_ids.is_empty() {
             return;
         }
+        let min = match pruned {
+            PrunedWords::NearestCosine { min_percent } => min_percent as f32 / 100.0,
+            _ => f32::NEG_INFINITY,
+        };
         let nearest = nearest_rows(&target_rows, &query_rows, h, pruned);
-        for (id, n) in query_ids.into_iter().zip(nearest) {
+        for (id, (n, score)) in query_ids.into_iter().zip(nearest) {
+            if score < min {
+                continue;
+            }
             if let (Some(slot), Some(&r)) = (row_of.get_mut(id), target_ids.get(n as usize)) {
                 *slot = r;
             }
@@ -148,6 +172,12 @@ fn row_of_mut(words: &mut WordEmbeddings) -> Option<&mut Vec<u16>> {
 mod tests {
     use super::*;
 
+    const COSINE: PrunedWords = PrunedWords::NearestCosine { min_percent: 0 };
+
+    fn ids(found: Vec<(u32, f32)>) -> Vec<u32> {
+        found.into_iter().map(|(i, _)| i).collect()
+    }
+
     #[test]
     fn each_query_gets_its_nearest_target() {
         let h = 2;
@@ -155,12 +185,17 @@ mod tests {
         let targets = [3.0, 0.0, 0.0, 1.0, -1.0, 0.0];
         let queries = [0.5, 0.1, 0.1, 0.9, -0.2, -0.05, 0.9, 0.0];
         assert_eq!(
-            nearest_rows(&targets, &queries, h, PrunedWords::NearestCosine),
+            ids(nearest_rows(&targets, &queries, h, COSINE)),
             vec![0, 1, 2, 0]
         );
         // Squared error prefers the short north row for a short query that points east-ish.
         assert_eq!(
-            nearest_rows(&targets, &queries, h, PrunedWords::NearestSquared),
+            ids(nearest_rows(
+                &targets,
+                &queries,
+                h,
+                PrunedWords::NearestSquared
+            )),
             vec![1, 1, 2, 1]
         );
     }
@@ -171,8 +206,8 @@ mod tests {
         let val = |i: usize, m: usize| ((i * m % 97) as f32 - 48.0) / 40.0;
         let targets: Vec<f32> = (0..40 * h).map(|i| val(i, 31)).collect();
         let queries: Vec<f32> = (0..(BLOCK + 7) * h).map(|i| val(i, 17)).collect();
-        for metric in [PrunedWords::NearestCosine, PrunedWords::NearestSquared] {
-            let all = nearest_rows(&targets, &queries, h, metric);
+        for metric in [COSINE, PrunedWords::NearestSquared] {
+            let all = ids(nearest_rows(&targets, &queries, h, metric));
             assert_eq!(all.len(), BLOCK + 7);
             for (qi, &got) in all.iter().enumerate() {
                 let q = &queries[qi * h..(qi + 1) * h];
