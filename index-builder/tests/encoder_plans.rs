@@ -8,6 +8,10 @@
 //! before it (≤ 7.4 MB, 7.13 MB measured, same cosine floors). Also prints where the default's bytes go, part by part, and how far each kind of
 //! matrix's codes are from their order-0 entropy. `ENCODER_PLANS_TRY` adds plans of one's own.
 //!
+//! `pruned_vocabulary_size_and_fidelity` measures the word table as readers get it (the sentences'
+//! tokens not kept; pruned tokens as `[UNK]` or remapped) and `positions_at_8_bits` the position
+//! table at 8 bits.
+//!
 //! `cargo test --release -p index-builder --test encoder_plans -- --include-ignored --nocapture`
 
 mod needs;
@@ -577,6 +581,98 @@ fn pruned_vocabulary_size_and_fidelity() {
             cos[0],
             cos[cos.len() / 100],
             sentences.len()
+        );
+    }
+}
+
+/// The position table at 8 bits with one step a row (the row's largest |value| over 127) instead
+/// of bf16, measured in memory (the file format has no such field yet): deflated size of the codes
+/// and the row steps against the bf16 part, and the cosine to the f32 model (sentences' tokens
+/// kept, to see the positions' rounding alone). Also 6 bits (step = max / 31), for the trend.
+#[test]
+#[ignore = "needs the model (BOOK_CHAT_MODEL_DIR or scripts/setup.sh); run in release"]
+fn positions_at_8_bits() {
+    use book_retrieval::encoder::grouped::{from_bf16, to_bf16};
+    let f32_encoder = model::load_f32_encoder(&needs::model_dir()).unwrap();
+    let mut text = String::new();
+    sample_text(&needs::repo().join("www/docs"), &mut text);
+    let sentences = sentences();
+    let mut keep: Vec<bool> = f32_encoder
+        .vocab_text
+        .lines()
+        .take(6000)
+        .map(str::is_ascii)
+        .collect();
+    keep.resize(f32_encoder.tokenizer.vocab_len(), false);
+    for id in f32_encoder.tokenizer.encode(&text, usize::MAX) {
+        keep[id as usize] = true;
+    }
+    for s in &sentences {
+        for id in f32_encoder.tokenizer.encode(s, usize::MAX) {
+            keep[id as usize] = true;
+        }
+    }
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| p.len() > 40)
+        .take(256)
+        .map(|p| {
+            let mut end = p.len().min(120);
+            while !p.is_char_boundary(end) {
+                end -= 1;
+            }
+            &p[..end]
+        })
+        .collect();
+    let d = QuantPlan::default();
+    let ranges = f32_encoder.input_ranges(&paragraphs, &d);
+    let base = f32_encoder.quantized_with(&keep, &d, &ranges);
+    let exact: Vec<Vec<f32>> = sentences.iter().map(|s| f32_encoder.encode(s)).collect();
+    let h = base.config.hidden;
+    let measure = |e: &book_retrieval::Encoder| {
+        let mut cos: Vec<f32> = sentences
+            .iter()
+            .zip(&exact)
+            .map(|(s, x)| cosine(&e.encode(s), x))
+            .collect();
+        cos.sort_by(f32::total_cmp);
+        (cos[0], cos.iter().sum::<f32>() / cos.len() as f32)
+    };
+    let bf16: Vec<u8> = base
+        .positions
+        .iter()
+        .flat_map(|&v| to_bf16(v).to_le_bytes())
+        .collect();
+    let (min, mean) = measure(&base);
+    eprintln!(
+        "positions bf16: {:.1} kB deflated; cosine min {min:.4} mean {mean:.4}",
+        miniz_oxide::deflate::compress_to_vec(&bf16, 6).len() as f64 / 1e3
+    );
+    for qmax in [127f32, 31.0] {
+        let mut e = base.clone();
+        let mut codes = Vec::with_capacity(e.positions.len());
+        let mut steps = Vec::new();
+        for row in e.positions.chunks_exact_mut(h) {
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let step = from_bf16(to_bf16(max / qmax));
+            steps.extend(to_bf16(step).to_le_bytes());
+            for v in row.iter_mut() {
+                let c = if step > 0.0 {
+                    (*v / step).round().clamp(-qmax, qmax)
+                } else {
+                    0.0
+                };
+                codes.push(c as i8 as u8);
+                *v = c * step;
+            }
+        }
+        let size = miniz_oxide::deflate::compress_to_vec(&codes, 6).len()
+            + miniz_oxide::deflate::compress_to_vec(&steps, 6).len();
+        let (min, mean) = measure(&e);
+        eprintln!(
+            "positions ±{qmax} codes, one step a row: {:.1} kB deflated; cosine min {min:.4} mean {mean:.4}",
+            size as f64 / 1e3
         );
     }
 }
