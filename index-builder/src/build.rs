@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use book_retrieval::bm25::{Bm25, Bm25Doc, Bm25Params};
-use book_retrieval::encoder::{QuantPlan, MODEL_ID};
+use book_retrieval::encoder::{PrunedWords, QuantPlan, MODEL_ID};
 use book_retrieval::manifest::{Manifest, ManifestFiles, MANIFEST_VERSION};
 use book_retrieval::vectors::QuantizedVectors;
 use book_retrieval::{ChunkTexts, Encoder, Index, IndexMeta, PageInfo, SearchSettings};
@@ -35,6 +35,9 @@ pub struct BuildOptions {
     /// (BERT's vocabulary lists common English words first), except non-ASCII tokens (about 930 of
     /// the first 6 000: accented letters, CJK and other scripts' characters, symbols).
     pub common_vocab: usize,
+    /// What the tokens left out of the word table read: `[UNK]`'s row, or the kept row nearest
+    /// their own embedding (`Encoder::remap_pruned`).
+    pub pruned_words: PrunedWords,
     /// Books with at least this many chunks get an HNSW graph for dense search; smaller ones are
     /// scanned in full (faster there, and exact).
     pub ann_min_chunks: usize,
@@ -159,7 +162,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         .as_deref()
         .and_then(|p| crate::encoder_cache::load(p, &key));
     let reused = cached.is_some();
-    let encoder = match cached {
+    let mut encoder = match cached {
         Some(mut encoder) => {
             encoder.words = f32_encoder.quantized_words(&keep, &plan);
             encoder
@@ -173,6 +176,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
             encoder
         }
     };
+    f32_encoder.remap_pruned(&mut encoder.words, opts.pruned_words);
     if opts.progress {
         eprintln!(
             "quantized the question encoder in {:.1}s ({})",

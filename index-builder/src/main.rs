@@ -11,8 +11,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use book_retrieval::bm25::Bm25Params;
+use book_retrieval::encoder::PrunedWords;
 use book_retrieval::SearchSettings;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -161,6 +162,11 @@ struct BookArgs {
     /// Vocabulary ids below this ship with the encoder if ASCII (common English); the book's own tokens always do.
     #[arg(long, default_value_t = 6000)]
     common_vocab: usize,
+    /// What a token left out of the shipped word table reads: `unk` ([UNK]'s row) or `nearest`
+    /// (the kept row of largest cosine to its own embedding; retrieval holds with a smaller
+    /// `--common-vocab`, see retrieval/FORMAT.md).
+    #[arg(long, value_enum, default_value_t = PrunedArg::Unk)]
+    pruned_words: PrunedArg,
     /// Chunk count from which the index carries an HNSW graph (instant-distance) instead of relying
     /// on the brute-force int8 scan alone.
     #[arg(long, default_value_t = 50_000)]
@@ -172,6 +178,15 @@ struct BookArgs {
     /// thresholds (default: the bank built into the builder, eval/calibration).
     #[arg(long)]
     calibration: Option<PathBuf>,
+}
+
+/// `--pruned-words`: how tokens left out of the shipped word table are embedded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PrunedArg {
+    /// As `[UNK]`.
+    Unk,
+    /// As the kept token nearest their embedding (cosine).
+    Nearest,
 }
 
 impl BookArgs {
@@ -226,6 +241,7 @@ impl BookArgs {
             no_cache: false,
             title: "the book".into(),
             common_vocab: 6000,
+            pruned_words: PrunedArg::Unk,
             ann_min_chunks: usize::MAX,
             quiet: true,
             calibration: None,
@@ -266,6 +282,10 @@ impl BookArgs {
             settings: SearchSettings::default(),
             bm25: Bm25Params::default(),
             common_vocab: self.common_vocab,
+            pruned_words: match self.pruned_words {
+                PrunedArg::Unk => PrunedWords::Unk,
+                PrunedArg::Nearest => PrunedWords::NearestCosine { min_percent: 0 },
+            },
             ann_min_chunks: self.ann_min_chunks,
             title: self.title.clone(),
             progress: !self.quiet,

@@ -8,6 +8,10 @@
 //! before it (≤ 7.4 MB, 7.13 MB measured, same cosine floors). Also prints where the default's bytes go, part by part, and how far each kind of
 //! matrix's codes are from their order-0 entropy. `ENCODER_PLANS_TRY` adds plans of one's own.
 //!
+//! `pruned_vocabulary_size_and_fidelity` measures the word table as readers get it (the sentences'
+//! tokens not kept; pruned tokens as `[UNK]` or remapped) and `positions_at_8_bits` the position
+//! table at 8 bits.
+//!
 //! `cargo test --release -p index-builder --test encoder_plans -- --include-ignored --nocapture`
 
 mod needs;
@@ -417,4 +421,258 @@ fn quantization_plans_size_and_fidelity() {
         group_steps.0 >= 0.97 && group_steps.1 >= 0.99 && group_steps.2 <= 7_400_000,
         "group steps: {group_steps:?}"
     );
+}
+
+/// The word table's size against what readers get: the default plan's layers, the sample book's
+/// tokens plus the first `common` ids (ASCII only) kept, and the labelled sentences' own tokens
+/// NOT kept (a reader's question may use any word), with pruned tokens read as `[UNK]` or as the
+/// kept row nearest their embedding (`Encoder::remap_pruned`). Prints, per setting, the deflated
+/// file, its word table and row map, and the cosine to the f32 model (min, 1st percentile, mean).
+/// `ENCODER_VOCAB_COMMON="6000,3000,..."` chooses the common-vocabulary sizes,
+/// `ENCODER_VOCAB_METRICS` (below) which readings of pruned tokens, `ENCODER_VOCAB_MIN_BOOK` (below)
+/// adds settings that also prune the book's rare tokens.
+#[test]
+#[ignore = "needs the model (BOOK_CHAT_MODEL_DIR or scripts/setup.sh); run in release"]
+fn pruned_vocabulary_size_and_fidelity() {
+    use book_retrieval::encoder::PrunedWords;
+    let f32_encoder = model::load_f32_encoder(&needs::model_dir()).unwrap();
+    let mut text = String::new();
+    sample_text(&needs::repo().join("www/docs"), &mut text);
+    let vocab = f32_encoder.tokenizer.vocab_len();
+    let mut book_count = vec![0usize; vocab];
+    for id in f32_encoder.tokenizer.encode(&text, usize::MAX) {
+        book_count[id as usize] += 1;
+    }
+    let with_common_min = |common: usize, min_count: usize| -> Vec<bool> {
+        let mut keep: Vec<bool> = f32_encoder
+            .vocab_text
+            .lines()
+            .take(common)
+            .map(str::is_ascii)
+            .collect();
+        keep.resize(vocab, false);
+        keep.iter()
+            .zip(&book_count)
+            .map(|(a, &n)| *a || n >= min_count.max(1))
+            .collect()
+    };
+    let with_common = |common: usize| with_common_min(common, 1);
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| p.len() > 40)
+        .take(256)
+        .map(|p| {
+            let mut end = p.len().min(120);
+            while !p.is_char_boundary(end) {
+                end -= 1;
+            }
+            &p[..end]
+        })
+        .collect();
+    let d = QuantPlan::default();
+    let ranges = f32_encoder.input_ranges(&paragraphs, &d);
+    let layers = f32_encoder.quantized_with(&with_common(6000), &d, &ranges);
+    let sentences = sentences();
+    let exact: Vec<Vec<f32>> = sentences.iter().map(|s| f32_encoder.encode(s)).collect();
+    let mut all_kept = with_common(6000);
+    for s in &sentences {
+        for id in f32_encoder.tokenizer.encode(s, usize::MAX) {
+            all_kept[id as usize] = true;
+        }
+    }
+    let commons: Vec<usize> = std::env::var("ENCODER_VOCAB_COMMON")
+        .map(|v| v.split(',').map(|n| n.trim().parse().unwrap()).collect())
+        .unwrap_or_else(|_| vec![6000, 4000, 3000, 2000, 1000, 0]);
+    let mut settings: Vec<(String, Vec<bool>, PrunedWords)> = vec![(
+        "6000, sentences' tokens kept (encoder_plans' measure)".into(),
+        all_kept,
+        PrunedWords::Unk,
+    )];
+    // ENCODER_VOCAB_METRICS="unk,squared,cosine0,cosine40,...": how pruned tokens are read.
+    let metrics: Vec<PrunedWords> = std::env::var("ENCODER_VOCAB_METRICS")
+        .unwrap_or_else(|_| "unk,cosine0,squared".into())
+        .split(',')
+        .map(|m| match m.trim() {
+            "unk" => PrunedWords::Unk,
+            "squared" => PrunedWords::NearestSquared,
+            c => PrunedWords::NearestCosine {
+                min_percent: c.trim_start_matches("cosine").parse().unwrap(),
+            },
+        })
+        .collect();
+    for &c in &commons {
+        for &p in &metrics {
+            settings.push((format!("{c} {p:?}"), with_common(c), p));
+        }
+    }
+    // ENCODER_VOCAB_MIN_BOOK="common:min,...": the book's tokens kept only when the book uses them
+    // at least `min` times (the rest remapped too).
+    if let Ok(spec) = std::env::var("ENCODER_VOCAB_MIN_BOOK") {
+        for one in spec.split(',').filter(|s| !s.is_empty()) {
+            let (c, m) = one.split_once(':').unwrap();
+            let (c, m) = (c.trim().parse().unwrap(), m.trim().parse().unwrap());
+            for &p in &metrics {
+                settings.push((
+                    format!("{c}, book tokens used >= {m} times, {p:?}"),
+                    with_common_min(c, m),
+                    p,
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "common vocab, pruned | rows | stand-ins | deflated MB | words kB | row_of kB | remap s | cosine min | p1 | mean | sentences with a pruned token"
+    );
+    for (name, keep, pruned) in settings {
+        let mut e = layers.clone();
+        e.words = f32_encoder.quantized_words(&keep, &d);
+        let t = std::time::Instant::now();
+        f32_encoder.remap_pruned(&mut e.words, pruned);
+        let remap_s = t.elapsed().as_secs_f32();
+        let bytes = e.to_bytes().unwrap();
+        let shipped = book_retrieval::Encoder::from_bytes(&bytes).unwrap();
+        let deflated = miniz_oxide::deflate::compress_to_vec(&bytes, 6).len();
+        let part = |want: &str| -> usize {
+            e.file_parts()
+                .unwrap()
+                .iter()
+                .filter(|(n, _)| n.starts_with(want))
+                .map(|(_, b)| miniz_oxide::deflate::compress_to_vec(b, 6).len())
+                .sum()
+        };
+        let (rows, pointed) = match &e.words {
+            book_retrieval::encoder::WordEmbeddings::Grouped { row_of, table } => (
+                table.rows,
+                row_of
+                    .iter()
+                    .filter(|&&r| r != book_retrieval::encoder::NO_ROW)
+                    .count(),
+            ),
+            _ => (0, 0),
+        };
+        let stand_ins = pointed - rows;
+        let pruned_sentences = sentences
+            .iter()
+            .filter(|s| {
+                f32_encoder
+                    .tokenizer
+                    .encode(s, usize::MAX)
+                    .iter()
+                    // [CLS] and [SEP] (first and last) are always stored.
+                    .skip(1)
+                    .rev()
+                    .skip(1)
+                    .any(|&id| !keep[id as usize])
+            })
+            .count();
+        let mut cos: Vec<f32> = sentences
+            .iter()
+            .zip(&exact)
+            .map(|(s, x)| cosine(&shipped.encode(s), x))
+            .collect();
+        cos.sort_by(f32::total_cmp);
+        let mean = cos.iter().sum::<f32>() / cos.len() as f32;
+        eprintln!(
+            "{name} | {rows} | {stand_ins} | {:.3} | {:.1} | {:.1} | {remap_s:.2} | {:.4} | {:.4} | {mean:.4} | {pruned_sentences}/{}",
+            deflated as f64 / 1e6,
+            part("words") as f64 / 1e3,
+            part("row_of") as f64 / 1e3,
+            cos[0],
+            cos[cos.len() / 100],
+            sentences.len()
+        );
+    }
+}
+
+/// The position table at 8 bits with one step a row (the row's largest |value| over 127) instead
+/// of bf16, measured in memory (the file format has no such field yet): deflated size of the codes
+/// and the row steps against the bf16 part, and the cosine to the f32 model (sentences' tokens
+/// kept, to see the positions' rounding alone). Also 6 bits (step = max / 31), for the trend.
+#[test]
+#[ignore = "needs the model (BOOK_CHAT_MODEL_DIR or scripts/setup.sh); run in release"]
+fn positions_at_8_bits() {
+    use book_retrieval::encoder::grouped::{from_bf16, to_bf16};
+    let f32_encoder = model::load_f32_encoder(&needs::model_dir()).unwrap();
+    let mut text = String::new();
+    sample_text(&needs::repo().join("www/docs"), &mut text);
+    let sentences = sentences();
+    let mut keep: Vec<bool> = f32_encoder
+        .vocab_text
+        .lines()
+        .take(6000)
+        .map(str::is_ascii)
+        .collect();
+    keep.resize(f32_encoder.tokenizer.vocab_len(), false);
+    for id in f32_encoder.tokenizer.encode(&text, usize::MAX) {
+        keep[id as usize] = true;
+    }
+    for s in &sentences {
+        for id in f32_encoder.tokenizer.encode(s, usize::MAX) {
+            keep[id as usize] = true;
+        }
+    }
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| p.len() > 40)
+        .take(256)
+        .map(|p| {
+            let mut end = p.len().min(120);
+            while !p.is_char_boundary(end) {
+                end -= 1;
+            }
+            &p[..end]
+        })
+        .collect();
+    let d = QuantPlan::default();
+    let ranges = f32_encoder.input_ranges(&paragraphs, &d);
+    let base = f32_encoder.quantized_with(&keep, &d, &ranges);
+    let exact: Vec<Vec<f32>> = sentences.iter().map(|s| f32_encoder.encode(s)).collect();
+    let h = base.config.hidden;
+    let measure = |e: &book_retrieval::Encoder| {
+        let mut cos: Vec<f32> = sentences
+            .iter()
+            .zip(&exact)
+            .map(|(s, x)| cosine(&e.encode(s), x))
+            .collect();
+        cos.sort_by(f32::total_cmp);
+        (cos[0], cos.iter().sum::<f32>() / cos.len() as f32)
+    };
+    let bf16: Vec<u8> = base
+        .positions
+        .iter()
+        .flat_map(|&v| to_bf16(v).to_le_bytes())
+        .collect();
+    let (min, mean) = measure(&base);
+    eprintln!(
+        "positions bf16: {:.1} kB deflated; cosine min {min:.4} mean {mean:.4}",
+        miniz_oxide::deflate::compress_to_vec(&bf16, 6).len() as f64 / 1e3
+    );
+    for qmax in [127f32, 31.0] {
+        let mut e = base.clone();
+        let mut codes = Vec::with_capacity(e.positions.len());
+        let mut steps = Vec::new();
+        for row in e.positions.chunks_exact_mut(h) {
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let step = from_bf16(to_bf16(max / qmax));
+            steps.extend(to_bf16(step).to_le_bytes());
+            for v in row.iter_mut() {
+                let c = if step > 0.0 {
+                    (*v / step).round().clamp(-qmax, qmax)
+                } else {
+                    0.0
+                };
+                codes.push(c as i8 as u8);
+                *v = c * step;
+            }
+        }
+        let size = miniz_oxide::deflate::compress_to_vec(&codes, 6).len()
+            + miniz_oxide::deflate::compress_to_vec(&steps, 6).len();
+        let (min, mean) = measure(&e);
+        eprintln!(
+            "positions ±{qmax} codes, one step a row: {:.1} kB deflated; cosine min {min:.4} mean {mean:.4}",
+            size as f64 / 1e3
+        );
+    }
 }

@@ -7,11 +7,14 @@
 //!
 //! Needs the real books in `../shared/corpora` and the model: run with
 //! `cargo test --release -p index-builder --test quality -- --include-ignored --nocapture`.
+//! `QUALITY_COMMON_VOCAB=N` and `QUALITY_PRUNED_WORDS=unk|squared|cosineNN` build the books with
+//! another word table (`--common-vocab`, `--pruned-words`) to compare.
 
 use std::path::PathBuf;
 
 use book_answer::confidence::{fit_cutoffs, ExcerptCutoffs, ExcerptSignals};
 use book_retrieval::bm25::Bm25Params;
+use book_retrieval::encoder::PrunedWords;
 use book_retrieval::{Mode, SearchRequest, SearchSettings};
 use index_builder::build::{build, BuildOptions, BuiltBook};
 use index_builder::calibrate::{self, FitBook};
@@ -76,7 +79,18 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         limits: ChunkLimits::default(),
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
-        common_vocab: 6000,
+        common_vocab: std::env::var("QUALITY_COMMON_VOCAB")
+            .map(|v| v.parse().expect("QUALITY_COMMON_VOCAB is a number"))
+            .unwrap_or(6000),
+        // "unk", "squared" or "cosineNN" (the least cosine in hundredths).
+        pruned_words: match std::env::var("QUALITY_PRUNED_WORDS").as_deref() {
+            Ok("unk") => PrunedWords::Unk,
+            Ok("squared") => PrunedWords::NearestSquared,
+            Ok(v) if v.starts_with("cosine") => PrunedWords::NearestCosine {
+                min_percent: v["cosine".len()..].parse().unwrap_or(0),
+            },
+            _ => PrunedWords::default(),
+        },
         ann_min_chunks: usize::MAX,
         title: name.to_string(),
         progress: false,

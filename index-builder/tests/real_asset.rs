@@ -27,6 +27,7 @@ fn real_book_hostile_questions_and_truncated_encoder() {
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
         common_vocab: 6000,
+        pruned_words: Default::default(),
         ann_min_chunks: usize::MAX,
         title: "sample book".into(),
         progress: false,

@@ -80,6 +80,20 @@ impl WordPiece {
             .unwrap_or(0)
     }
 
+    /// Whether vocabulary entry `token` can come out of [`WordPiece::encode`]: its text (without a
+    /// leading `##`) survives normalization and pre-tokenization as one word. Entries such as
+    /// `[PAD]`, `[unused7]`, accented letters (accents are stripped) or `...` (punctuation is split
+    /// off one character at a time) never do, so the encoder need not store anything for them.
+    /// A `##` piece must also stay glued to a letter before it (a CJK character never does).
+    pub fn can_emit(token: &str) -> bool {
+        let word = match token.strip_prefix("##") {
+            Some("") => return false,
+            Some(body) => format!("a{body}"),
+            None => token.to_string(),
+        };
+        !word.is_empty() && pre_tokenize(&normalize(&word)) == [word]
+    }
+
     /// Token ids of `text` wrapped in `[CLS]` … `[SEP]`, truncated to `max_len` ids in all.
     pub fn encode(&self, text: &str, max_len: usize) -> Vec<u32> {
         let max_len = max_len.max(2);
@@ -226,6 +240,26 @@ mod tests {
     fn tiny() -> WordPiece {
         let vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nworld\n##s\nun\n##aff\n##able\n,\n!";
         WordPiece::from_vocab_text(vocab).unwrap()
+    }
+
+    #[test]
+    fn only_pieces_that_survive_normalization_can_be_emitted() {
+        for t in ["hello", "##s", ",", "\u{4e2d}"] {
+            assert!(WordPiece::can_emit(t), "{t}");
+        }
+        for t in [
+            "[PAD]",
+            "[unused7]",
+            "\u{e9}",
+            "##\u{e9}t\u{e9}",
+            "##\u{4e2d}",
+            "...",
+            "Hello",
+            "##",
+            "",
+        ] {
+            assert!(!WordPiece::can_emit(t), "{t}");
+        }
     }
 
     #[test]

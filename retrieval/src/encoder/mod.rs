@@ -11,10 +11,12 @@ mod gptq;
 pub mod grouped;
 mod linear;
 pub mod math;
+mod remap;
 
 pub use file::{ENCODER_MAGIC, ENCODER_VERSION};
 pub use grouped::Grouped;
 pub use linear::{dot_i8, gemm, gemm_i8, quantize_into, quantize_rows, Calibration, Linear};
+pub use remap::{nearest_rows, PrunedWords};
 
 use crate::tokenizer::WordPiece;
 
