@@ -160,12 +160,12 @@ struct BookArgs {
     #[arg(long, default_value = "the book")]
     title: String,
     /// Vocabulary ids below this ship with the encoder if ASCII (common English); the book's own tokens always do.
-    #[arg(long, default_value_t = 6000)]
+    #[arg(long, default_value_t = index_builder::build::DEFAULT_COMMON_VOCAB)]
     common_vocab: usize,
-    /// What a token left out of the shipped word table reads: `unk` ([UNK]'s row) or `nearest`
-    /// (the kept row of largest cosine to its own embedding; retrieval holds with a smaller
-    /// `--common-vocab`, see retrieval/FORMAT.md).
-    #[arg(long, value_enum, default_value_t = PrunedArg::Unk)]
+    /// What a token left out of the shipped word table reads: `nearest` (the kept row of largest
+    /// cosine to its own embedding; the default) or `unk` ([UNK]'s row, as builds before it did;
+    /// see retrieval/FORMAT.md).
+    #[arg(long, value_enum, default_value_t = PrunedArg::Nearest)]
     pruned_words: PrunedArg,
     /// Chunk count from which the index carries an HNSW graph (instant-distance) instead of relying
     /// on the brute-force int8 scan alone.
@@ -240,8 +240,8 @@ impl BookArgs {
             cache: None,
             no_cache: false,
             title: "the book".into(),
-            common_vocab: 6000,
-            pruned_words: PrunedArg::Unk,
+            common_vocab: index_builder::build::DEFAULT_COMMON_VOCAB,
+            pruned_words: PrunedArg::Nearest,
             ann_min_chunks: usize::MAX,
             quiet: true,
             calibration: None,

@@ -81,7 +81,7 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         bm25: Bm25Params::default(),
         common_vocab: std::env::var("QUALITY_COMMON_VOCAB")
             .map(|v| v.parse().expect("QUALITY_COMMON_VOCAB is a number"))
-            .unwrap_or(6000),
+            .unwrap_or(index_builder::build::DEFAULT_COMMON_VOCAB),
         // "unk", "squared" or "cosineNN" (the least cosine in hundredths).
         pruned_words: match std::env::var("QUALITY_PRUNED_WORDS").as_deref() {
             Ok("unk") => PrunedWords::Unk,
@@ -89,7 +89,7 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
             Ok(v) if v.starts_with("cosine") => PrunedWords::NearestCosine {
                 min_percent: v["cosine".len()..].parse().unwrap_or(0),
             },
-            _ => PrunedWords::default(),
+            _ => index_builder::build::DEFAULT_PRUNED_WORDS,
         },
         ann_min_chunks: usize::MAX,
         title: name.to_string(),
