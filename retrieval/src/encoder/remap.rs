@@ -25,8 +25,9 @@ pub enum PrunedWords {
     NearestSquared,
 }
 
-/// Today's default is [`PrunedWords::Unk`]: the remap lifts section recall@5 on a smaller
-/// vocabulary, but moves the leave-one-book-out refusal calibration (retrieval/FORMAT.md).
+/// The library's default is [`PrunedWords::Unk`], what every file before the remap holds; the
+/// index builder's default build uses [`PrunedWords::NearestCosine`] with a smaller common
+/// vocabulary (`index_builder::build::DEFAULT_PRUNED_WORDS`, retrieval/FORMAT.md).
 impl Default for PrunedWords {
     fn default() -> Self {
         PrunedWords::Unk
