@@ -429,3 +429,41 @@ mod tests {
         }
     }
 }
+
+/// Splitting never loses or reorders a word of prose, tables or lists, and a table part shown with
+/// its header starts with that header.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z]{1,8}( [a-z]{1,8}){0,12}[.!?]?",
+            "`[a-z_]{1,6}` \\| [a-z]{1,6} \\| [a-z ]{0,30}",
+            "- [a-z]{1,8}( [a-z]{1,8}){0,8}",
+            "  [a-z]{1,8}( [a-z]{1,8}){0,4}",
+            "1\\. [A-Z][a-z]{0,8}( [a-z]{1,8}){0,6}\\.",
+            Just(String::new()),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn split_keeps_every_word_in_order(lines in prop::collection::vec(line(), 1..80), max in 5usize..60) {
+            let text = lines.join("\n");
+            let pieces = split_text(&text, ChunkLimits { max_words: max, min_words: max / 3 });
+            let words: Vec<&str> = pieces.iter().flat_map(|p| p.split_whitespace()).collect();
+            let want: Vec<&str> = text.split_whitespace().collect();
+            prop_assert_eq!(words, want);
+            for p in &pieces {
+                let shown = with_table_header(&text, p);
+                prop_assert!(shown.ends_with(p.as_str()));
+                if shown.len() != p.len() {
+                    let header = shown.lines().next().unwrap_or("");
+                    prop_assert!(is_table_row(header.trim_start()));
+                }
+            }
+        }
+    }
+}
