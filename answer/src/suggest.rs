@@ -666,11 +666,22 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         || (noun.len() > 3
             && noun.ends_with('s')
             && !["ss", "us", "is", "os"].iter().any(|e| noun.ends_with(e)))
-        || lower_words.iter().any(|w| w == "and")
-        || h.contains(',')
-        || (reader && h.contains(" & "));
+        || joined(&words, &lower_words, head, reader);
     let verb = if plural { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
+}
+
+/// Whether the heading names several things joined by "and", "&" or commas ("Names, namespaces and
+/// remapping"). For follow-ups (`reader`) only a join up to the head noun counts: "Unity for
+/// Human-Robot Interaction and Rendering" is one thing.
+fn joined(words: &[&str], lower_words: &[String], head: usize, reader: bool) -> bool {
+    let upto = if reader { head + 1 } else { words.len() };
+    lower_words[..upto.min(lower_words.len())]
+        .iter()
+        .any(|w| w == "and")
+        || words[..upto.min(words.len())]
+            .iter()
+            .any(|w| w.contains(',') || (reader && *w == "&"))
 }
 
 /// Up to [`MAX_SUGGESTIONS`] follow-ups from `related` (in the caller's order of preference), none
@@ -866,6 +877,14 @@ mod tests {
                 Some("What is Isaac SDK Setup?"),
             ),
             ("Problem", None),
+            (
+                "Unity for Human-Robot Interaction and Rendering",
+                Some("What is Unity for Human-Robot Interaction and Rendering?"),
+            ),
+            (
+                "Physics Engines, Time Steps and Contact",
+                Some("What are Physics Engines, Time Steps and Contact?"),
+            ),
             ("Module 1, Chapter 1, Page 3b", None),
             ("Important Notes", None),
             ("Set Up Isaac SDK", Some("How do I set up Isaac SDK?")),
