@@ -46,6 +46,9 @@ pub struct Answer {
     /// The sources listed under the answer, numbered from 1 in this order. Never empty unless the
     /// search found nothing at all (then the answer is a refusal).
     pub sources: Vec<Source>,
+    /// Sections linked after the quotes ("Also relevant"), best-ranked first: not numbered, not
+    /// quoted. Empty for refusals.
+    pub also: Vec<Source>,
     /// `None` for refusals.
     pub confidence: Option<Confidence>,
     /// Follow-up questions.
@@ -74,6 +77,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
             .to_string(),
             quotes: Vec::new(),
             sources,
+            also: Vec::new(),
             confidence: None,
             suggestions: Vec::new(),
         };
@@ -94,7 +98,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         }
     }
     // Sections linked as "Also relevant", which follow-ups do not repeat.
-    let mut also_urls: Vec<String> = Vec::new();
+    let mut also: Vec<Source> = Vec::new();
     let (markdown, sources, quotes) = if chosen.is_empty() {
         let sources: Vec<Source> = found
             .sources
@@ -105,9 +109,8 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         (unquoted_markdown(sources.len()), sources, Vec::new())
     } else {
         let number = |s: usize| order.iter().position(|&o| o == s).map_or(1, |p| p + 1);
-        let (also, linked) = also_relevant(found, &order);
-        also_urls = linked;
-        let md = extractive::render_with(&chosen, number, style.citations, &also);
+        also = also_relevant(found, &order);
+        let md = extractive::render_with(&chosen, number, style.citations, &also_markdown(&also));
         let quotes: Vec<Quote> = chosen
             .into_iter()
             .map(|q| Quote {
@@ -125,7 +128,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
     let quoted: Vec<&str> = sources
         .iter()
         .map(|s| s.url.as_str())
-        .chain(also_urls.iter().map(String::as_str))
+        .chain(also.iter().map(|s| s.url.as_str()))
         .collect();
     Answer {
         refused: false,
@@ -133,6 +136,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         markdown,
         quotes,
         sources,
+        also,
         confidence: Some(confidence),
     }
 }
@@ -140,21 +144,20 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
 /// Sections linked after the quotes at most.
 pub const ALSO_RELEVANT: usize = 2;
 
-/// "Also relevant: [Chapter › Section](url)" for the best-ranked sections the excerpts do not quote
-/// (`listed`: indices of `found.sources` that are listed under the answer), as long as they pass
-/// the relevance threshold: the search often ranks the section that answers second or third, and
-/// only quoted sources are listed. Sections that point elsewhere (a quiz, objectives) and a second
-/// part of a listed section are left out. Empty when there is none; with the linked URLs.
-fn also_relevant(found: &Found, listed: &[usize]) -> (String, Vec<String>) {
+/// The best-ranked sections the excerpts do not quote (`listed`: indices of `found.sources` listed
+/// under the answer), as long as they pass the relevance threshold, at most [`ALSO_RELEVANT`]: the
+/// search often ranks the section that answers second or third, and only quoted sources are
+/// listed. Sections that point elsewhere (a quiz, objectives) and a second part of a listed section
+/// are left out.
+fn also_relevant(found: &Found, listed: &[usize]) -> Vec<Source> {
     let mut urls: Vec<&str> = listed
         .iter()
         .filter_map(|&i| found.sources.get(i))
         .map(|s| s.url.as_str())
         .collect();
-    let mut links: Vec<String> = Vec::new();
-    let mut linked: Vec<String> = Vec::new();
+    let mut also: Vec<Source> = Vec::new();
     for s in &found.sources {
-        if links.len() >= ALSO_RELEVANT {
+        if also.len() >= ALSO_RELEVANT {
             break;
         }
         if urls.contains(&s.url.as_str())
@@ -164,17 +167,26 @@ fn also_relevant(found: &Found, listed: &[usize]) -> (String, Vec<String>) {
             continue;
         }
         urls.push(&s.url);
-        linked.push(s.url.clone());
-        let label = extractive::escape_md(&s.label());
-        // Angle brackets keep a URL with spaces or parentheses one link destination.
-        let url = s.url.replace(['<', '>'], "");
-        links.push(format!("[{label}](<{url}>)"));
+        also.push(s.clone());
     }
-    if links.is_empty() {
-        (String::new(), linked)
-    } else {
-        (format!("Also relevant: {}.", links.join(" · ")), linked)
+    also
+}
+
+/// "Also relevant: [Chapter › Section](url) · …", or empty.
+fn also_markdown(also: &[Source]) -> String {
+    if also.is_empty() {
+        return String::new();
     }
+    let links: Vec<String> = also
+        .iter()
+        .map(|s| {
+            let label = extractive::escape_md(&s.label());
+            // Angle brackets keep a URL with spaces or parentheses one link destination.
+            let url = s.url.replace(['<', '>'], "");
+            format!("[{label}](<{url}>)")
+        })
+        .collect();
+    format!("Also relevant: {}.", links.join(" · "))
 }
 
 /// The text when no sentence could be quoted: it cites every listed source, so the list shows.
@@ -434,6 +446,9 @@ mod tests {
         let paragraphs: Vec<&str> = a.markdown.split("\n\n").collect();
         let also = paragraphs[paragraphs.len() - 2];
         assert!(also.starts_with("Also relevant: "), "{}", a.markdown);
+        for s in &a.also {
+            assert!(also.contains(&s.url), "{also}");
+        }
         assert!(paragraphs[paragraphs.len() - 1].starts_with("Follow the sources"));
         // Listed sources are not linked again; the quiz points elsewhere; a section under the
         // threshold is not relevant; at most two links.

@@ -114,6 +114,8 @@ pub struct AnswerRow {
     pub quotes: Vec<QuoteRow>,
     /// The sources listed under the answer, numbered from 1 in this order.
     pub sources: Vec<SourceRow>,
+    /// Sections linked after the quotes ("Also relevant"), not numbered.
+    pub also: Vec<SourceRow>,
     /// Follow-up questions.
     pub suggestions: Vec<String>,
     /// The answer text exactly as the widget renders it (Markdown).
@@ -127,6 +129,12 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
             .chunk(chunk)
             .map(|c| c.path.clone())
             .unwrap_or_default()
+    };
+    let source_row = |s: &book_answer::Source| SourceRow {
+        path: path(s.chunk),
+        heading: s.section.clone(),
+        url: s.url.clone(),
+        score: s.score,
     };
     AnswerRow {
         id,
@@ -153,16 +161,8 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
                 })
             })
             .collect(),
-        sources: a
-            .sources
-            .iter()
-            .map(|s| SourceRow {
-                path: path(s.chunk),
-                heading: s.section.clone(),
-                url: s.url.clone(),
-                score: s.score,
-            })
-            .collect(),
+        sources: a.sources.iter().map(source_row).collect(),
+        also: a.also.iter().map(source_row).collect(),
         suggestions: a.suggestions,
         markdown: a.markdown,
     }

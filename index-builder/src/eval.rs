@@ -298,6 +298,9 @@ pub struct AnswerMetrics {
     pub gold_in_top5: usize,
     /// Of those, answers whose first quote comes from a gold section.
     pub first_quote_gold: usize,
+    /// Of those, answers that show a gold section: quoted (listed under the answer) or linked
+    /// ("Also relevant").
+    pub gold_shown: usize,
     /// Answers that are not refusals yet list no source (must be 0).
     pub dead_ends: usize,
     /// Answered (not refused) answerable questions, per confidence level (high, medium, low).
@@ -314,6 +317,12 @@ impl AnswerMetrics {
     /// Share of first quotes from gold, among questions whose gold is in the top 5.
     pub fn first_quote_rate(&self) -> f32 {
         self.first_quote_gold as f32 / self.gold_in_top5.max(1) as f32
+    }
+
+    /// Share of answers that show a gold section (quoted or linked), among questions whose gold is
+    /// in the top 5.
+    pub fn gold_shown_rate(&self) -> f32 {
+        self.gold_shown as f32 / self.gold_in_top5.max(1) as f32
     }
 
     /// Share of answers at `level` (0 high, 1 medium, 2 low) whose top source is gold.
@@ -383,6 +392,9 @@ pub fn answer_metrics_graded(
                 if is_gold(s.chunk) {
                     m.first_quote_gold += 1;
                 }
+            }
+            if a.sources.iter().chain(&a.also).any(|s| is_gold(s.chunk)) {
+                m.gold_shown += 1;
             }
         }
         if let Some(c) = a.confidence.filter(|_| !a.refused) {

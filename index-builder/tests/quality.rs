@@ -306,7 +306,7 @@ fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {
 
 fn print_rows(rows: &[Row]) {
     println!(
-        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>8} {:>11} {:>11} {:>11} {:>7}",
+        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>6} {:>8} {:>11} {:>11} {:>11} {:>7}",
         "book",
         "phase",
         "sec@5",
@@ -314,6 +314,7 @@ fn print_rows(rows: &[Row]) {
         "oos-ref",
         "ans-ref",
         "1st-quote",
+        "shown",
         "dead-end",
         "high(gold)",
         "med(gold)",
@@ -323,7 +324,7 @@ fn print_rows(rows: &[Row]) {
     for r in rows {
         let (m, a) = (&r.retrieval, &r.answers);
         println!(
-            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2}) {:>7.1}",
+            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>6.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2}) {:>7.1}",
             r.name,
             r.phase,
             m.section_r5,
@@ -331,6 +332,7 @@ fn print_rows(rows: &[Row]) {
             m.refusal_recall,
             m.false_refusals,
             a.first_quote_rate(),
+            a.gold_shown_rate(),
             a.dead_ends,
             a.by_level[0],
             a.reliability(0),
