@@ -583,13 +583,9 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
 /// Renders quotes as the answer's Markdown; `number(q)` is the citation number of quote `q`'s
 /// source. Without `citations` the quotes carry no `[n]`; the closing line then cites every quoted
 /// source once, so the sources stay listed under the answer (the widget lists cited sources).
-pub fn render(quotes: &[Quote], number: impl Fn(usize) -> usize, citations: bool) -> String {
-    render_with(quotes, number, citations, "")
-}
-
-/// [`render`] with `also` (a paragraph such as "Also relevant: …", or empty) between the quotes
-/// and the closing line, which stays last.
-pub fn render_with(
+/// `also` (a paragraph such as "Also relevant: …", or empty) goes between the quotes and the
+/// closing line, which stays last.
+pub fn render(
     quotes: &[Quote],
     number: impl Fn(usize) -> usize,
     citations: bool,
@@ -892,7 +888,7 @@ mod tests {
             q.iter().all(|q| q.source != 2),
             "an unrelated sentence added: {q:?}"
         );
-        let md = render(&q, |s| s + 1, true);
+        let md = render(&q, |s| s + 1, true, "");
         assert!(
             md.contains("From [1]:\n\n| Type | Motion | Humanoid example |\n| --- | --- | --- |\n| `revolute` |"),
             "{md}"
@@ -905,7 +901,7 @@ mod tests {
             &Style::default(),
         );
         assert_eq!(q[0].form, Form::List, "{q:?}");
-        let md = render(&q, |s| s + 1, true);
+        let md = render(&q, |s| s + 1, true, "");
         assert!(
             md.contains("From [1]: “Premium humanoids cost:”\n\n- Unitree G1: $16,000\n- Unitree H1: $90,000\n"),
             "{md}"
@@ -935,7 +931,8 @@ mod tests {
             &Style::default(),
         );
         assert!(
-            render(&q, |s| s + 1, true).contains("| `lastmod` | `'date' \\| null` or \\*none\\* |"),
+            render(&q, |s| s + 1, true, "")
+                .contains("| `lastmod` | `'date' \\| null` or \\*none\\* |"),
             "{q:?}"
         );
     }
@@ -986,7 +983,7 @@ mod tests {
             .find(|q| q.code_lang().is_some())
             .expect("code quoted");
         assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
-        let md = render(&q, |s| s + 1, true);
+        let md = render(&q, |s| s + 1, true, "");
         assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
     }
 
@@ -1060,7 +1057,7 @@ mod tests {
             "The robot <img src=x onerror=alert(1)> moves its arm [9] quickly.",
         )];
         let q = choose("robot arm", &sources, None, None, &Style::default());
-        let md = render(&q, |s| s + 1, true);
+        let md = render(&q, |s| s + 1, true, "");
         assert!(md.contains("\\<img"), "{md}");
         assert!(md.contains("\\[9\\]"));
     }
@@ -1076,7 +1073,7 @@ mod tests {
             intro: None,
             score: 1.0,
         };
-        assert!(render(&[q], |_| 1, true).contains("````\necho ```\n````"));
+        assert!(render(&[q], |_| 1, true, "").contains("````\necho ```\n````"));
     }
 
     #[test]
@@ -1141,7 +1138,7 @@ mod properties {
                     prop_assert!(q.text.lines().count() <= MAX_LIST_ITEMS, "{q:?}");
                 }
             }
-            let md = render(&quotes, |s| s + 1, true);
+            let md = render(&quotes, |s| s + 1, true, "");
             prop_assert!(md.starts_with(EXCERPT_LABEL));
             for q in &quotes {
                 let cite = format!("[{}]", q.source + 1);

@@ -97,20 +97,24 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
             order.push(q.source);
         }
     }
-    // Sections linked as "Also relevant", which follow-ups do not repeat.
-    let mut also: Vec<Source> = Vec::new();
-    let (markdown, sources, quotes) = if chosen.is_empty() {
+    // `also`: the sections linked as "Also relevant", which follow-ups do not repeat.
+    let (markdown, sources, quotes, also) = if chosen.is_empty() {
         let sources: Vec<Source> = found
             .sources
             .iter()
             .take(UNQUOTED_SOURCES)
             .cloned()
             .collect();
-        (unquoted_markdown(sources.len()), sources, Vec::new())
+        (
+            unquoted_markdown(sources.len()),
+            sources,
+            Vec::new(),
+            Vec::new(),
+        )
     } else {
         let number = |s: usize| order.iter().position(|&o| o == s).map_or(1, |p| p + 1);
-        also = also_relevant(found, &order);
-        let md = extractive::render_with(&chosen, number, style.citations, &also_markdown(&also));
+        let also = also_relevant(found, &order);
+        let md = extractive::render(&chosen, number, style.citations, &also_markdown(&also));
         let quotes: Vec<Quote> = chosen
             .into_iter()
             .map(|q| Quote {
@@ -119,7 +123,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
             })
             .collect();
         let sources = order.iter().map(|&i| found.sources[i].clone()).collect();
-        (md, sources, quotes)
+        (md, sources, quotes, also)
     };
     let confidence = confidence::for_excerpts(
         &signals(question, found, &sources, &quotes),

@@ -249,7 +249,7 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
 /// for any other line (a heading, or fewer than two cells). A `|` inside inline code (`` `a | b` ``,
 /// a union type) does not split a cell: pieces are joined while their backticks are unbalanced.
 fn table_cells(t: &str) -> Option<Vec<String>> {
-    if t.starts_with('#') || !(t.starts_with('|') || t.contains(" | ")) {
+    if t.starts_with('#') || !is_table_row(t) {
         return None;
     }
     let inner = t.strip_prefix('|').unwrap_or(t);
@@ -327,12 +327,16 @@ pub fn with_its_list(text: &str, sentence: &str) -> String {
     out
 }
 
+/// Whether a (trimmed) line is a table row as chunk texts keep it: `cell | cell | cell` (how the
+/// index builder writes rows) or `| cell | cell |`. The builder's chunker cuts long tables with it.
+pub fn is_table_row(t: &str) -> bool {
+    t.starts_with('|') || t.contains(" | ")
+}
+
 /// Headings, tables, admonition fences, MDX import/export and JSX lines, HTML comments.
 fn is_markup_line(t: &str) -> bool {
     t.starts_with('#')
-        || t.starts_with('|')
-        // The index builder writes table rows as `cell | cell | cell`.
-        || t.contains(" | ")
+        || is_table_row(t)
         || t.starts_with(":::")
         || t.starts_with('<')
         || t.starts_with("import ")

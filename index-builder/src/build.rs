@@ -234,9 +234,9 @@ const CALIBRATION_TEXTS: usize = 256;
 /// gave 0.9902 (min 0.9615), with 40 % fewer tokens to run through the f32 model.
 const CALIBRATION_CHARS: usize = 120;
 
-/// Vocabulary ids whose embeddings ship: common English (the ASCII tokens among the first
-/// `common` ids) plus every token the book itself uses.
-fn vocab_to_keep(encoder: &Encoder, chunks: &[BuiltChunk], common: usize) -> Vec<bool> {
+/// Common English vocabulary ids, one flag per id: the ASCII tokens among the first `common` ids
+/// (BERT's vocabulary lists frequent words first). What every build keeps whatever its book.
+pub fn common_vocab(encoder: &Encoder, common: usize) -> Vec<bool> {
     let mut keep: Vec<bool> = encoder
         .vocab_text
         .lines()
@@ -244,6 +244,12 @@ fn vocab_to_keep(encoder: &Encoder, chunks: &[BuiltChunk], common: usize) -> Vec
         .map(str::is_ascii)
         .collect();
     keep.resize(encoder.tokenizer.vocab_len(), false);
+    keep
+}
+
+/// Vocabulary ids whose embeddings ship: [`common_vocab`] plus every token the book itself uses.
+fn vocab_to_keep(encoder: &Encoder, chunks: &[BuiltChunk], common: usize) -> Vec<bool> {
+    let mut keep = common_vocab(encoder, common);
     for c in chunks {
         for id in encoder.tokenizer.encode(&c.embed_text, usize::MAX) {
             if let Some(k) = keep.get_mut(id as usize) {

@@ -3,6 +3,7 @@
 //! paragraph boundaries (never inside a code block); every chunk carries its heading path so short
 //! sections are still understood in context.
 
+use book_answer::passage::is_table_row;
 use book_retrieval::hash::content_hash;
 use book_retrieval::{Chunk, ChunkMeta};
 
@@ -290,11 +291,6 @@ pub fn with_table_header(section: &str, piece: &str) -> String {
         Some(h) => format!("{}\n{piece}", lines[h]),
         None => piece.to_string(),
     }
-}
-
-/// A table row as the text keeps it (`a | b`, or `| a | b |`).
-fn is_table_row(t: &str) -> bool {
-    t.starts_with('|') || t.contains(" | ")
 }
 
 /// Whether a line starts a table row or a list item (`- `, `* `, `+ `, `1. `, `1) `).

@@ -62,6 +62,23 @@ fn sample_text(dir: &std::path::Path, out: &mut String) {
     }
 }
 
+/// Calibration text: the first `count` paragraphs of the book's Markdown longer than 40 bytes, each
+/// cut to `chars` bytes (at a character boundary), as `build` cuts its chunk texts.
+fn calibration_paragraphs(text: &str, count: usize, chars: usize) -> Vec<&str> {
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|p| p.len() > 40)
+        .take(count)
+        .map(|p| {
+            let mut end = p.len().min(chars);
+            while !p.is_char_boundary(end) {
+                end -= 1;
+            }
+            &p[..end]
+        })
+        .collect()
+}
+
 /// Deflated bytes of each kind of part of the file (all layers together), largest first.
 fn print_breakdown(encoder: &book_retrieval::Encoder) {
     let mut sizes: Vec<(&str, usize, usize)> = Vec::new();
@@ -211,13 +228,7 @@ fn quantization_plans_size_and_fidelity() {
     let mut text = String::new();
     sample_text(&needs::repo().join("www/docs"), &mut text);
     // As `build` keeps them: the ASCII tokens among the first 6 000 ids, plus the book's.
-    let mut keep: Vec<bool> = f32_encoder
-        .vocab_text
-        .lines()
-        .take(6000)
-        .map(str::is_ascii)
-        .collect();
-    keep.resize(f32_encoder.tokenizer.vocab_len(), false);
+    let mut keep = index_builder::build::common_vocab(&f32_encoder, 6000);
     for id in f32_encoder.tokenizer.encode(&text, usize::MAX) {
         keep[id as usize] = true;
     }
@@ -228,19 +239,7 @@ fn quantization_plans_size_and_fidelity() {
     let calib: Vec<usize> = std::env::var("ENCODER_PLANS_CALIB")
         .map(|v| v.split(',').map(|n| n.trim().parse().unwrap()).collect())
         .unwrap_or_else(|_| vec![256, 120]);
-    let paragraphs: Vec<&str> = text
-        .split("\n\n")
-        .map(str::trim)
-        .filter(|p| p.len() > 40)
-        .take(calib[0])
-        .map(|p| {
-            let mut end = p.len().min(calib[1]);
-            while !p.is_char_boundary(end) {
-                end -= 1;
-            }
-            &p[..end]
-        })
-        .collect();
+    let paragraphs = calibration_paragraphs(&text, calib[0], calib[1]);
     // Every input's statistics, for the plans that round all layers with GPTQ.
     let all = QuantPlan {
         bits: [4; 6],
@@ -444,32 +443,14 @@ fn pruned_vocabulary_size_and_fidelity() {
         book_count[id as usize] += 1;
     }
     let with_common_min = |common: usize, min_count: usize| -> Vec<bool> {
-        let mut keep: Vec<bool> = f32_encoder
-            .vocab_text
-            .lines()
-            .take(common)
-            .map(str::is_ascii)
-            .collect();
-        keep.resize(vocab, false);
-        keep.iter()
+        index_builder::build::common_vocab(&f32_encoder, common)
+            .iter()
             .zip(&book_count)
             .map(|(a, &n)| *a || n >= min_count.max(1))
             .collect()
     };
     let with_common = |common: usize| with_common_min(common, 1);
-    let paragraphs: Vec<&str> = text
-        .split("\n\n")
-        .map(str::trim)
-        .filter(|p| p.len() > 40)
-        .take(256)
-        .map(|p| {
-            let mut end = p.len().min(120);
-            while !p.is_char_boundary(end) {
-                end -= 1;
-            }
-            &p[..end]
-        })
-        .collect();
+    let paragraphs = calibration_paragraphs(&text, 256, 120);
     let d = QuantPlan::default();
     let ranges = f32_encoder.input_ranges(&paragraphs, &d);
     let layers = f32_encoder.quantized_with(&with_common(6000), &d, &ranges);
@@ -597,13 +578,7 @@ fn positions_at_8_bits() {
     let mut text = String::new();
     sample_text(&needs::repo().join("www/docs"), &mut text);
     let sentences = sentences();
-    let mut keep: Vec<bool> = f32_encoder
-        .vocab_text
-        .lines()
-        .take(6000)
-        .map(str::is_ascii)
-        .collect();
-    keep.resize(f32_encoder.tokenizer.vocab_len(), false);
+    let mut keep = index_builder::build::common_vocab(&f32_encoder, 6000);
     for id in f32_encoder.tokenizer.encode(&text, usize::MAX) {
         keep[id as usize] = true;
     }
@@ -612,19 +587,7 @@ fn positions_at_8_bits() {
             keep[id as usize] = true;
         }
     }
-    let paragraphs: Vec<&str> = text
-        .split("\n\n")
-        .map(str::trim)
-        .filter(|p| p.len() > 40)
-        .take(256)
-        .map(|p| {
-            let mut end = p.len().min(120);
-            while !p.is_char_boundary(end) {
-                end -= 1;
-            }
-            &p[..end]
-        })
-        .collect();
+    let paragraphs = calibration_paragraphs(&text, 256, 120);
     let d = QuantPlan::default();
     let ranges = f32_encoder.input_ranges(&paragraphs, &d);
     let base = f32_encoder.quantized_with(&keep, &d, &ranges);
