@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use book_retrieval::encoder::{QuantPlan, ENCODER_VERSION};
+use book_retrieval::encoder::{QuantPlan, ENCODER_VERSION, QUESTION_TOKENS};
 use book_retrieval::hash::content_hash;
 use book_retrieval::Encoder;
 use sha2::{Digest, Sha256};
@@ -25,7 +25,7 @@ pub fn key(exact: &Encoder, plan: &QuantPlan, texts: &[&str]) -> String {
     // The builder's version too: a new release may round differently with the same plan.
     h.update(
         format!(
-            "builder {} encoder v{ENCODER_VERSION} {plan:?}\0",
+            "builder {} encoder v{ENCODER_VERSION} positions {QUESTION_TOKENS} {plan:?}\0",
             env!("CARGO_PKG_VERSION")
         )
         .as_bytes(),
