@@ -37,6 +37,19 @@ function run(cmd, args) {
   }
 }
 
+/**
+ * The site's Docusaurus version (its `@docusaurus/core`), for the builder's anchor rules; `null`
+ * when it cannot be read (the builder then follows the newest Docusaurus).
+ */
+function docusaurusVersion(siteDir) {
+  try {
+    const file = require.resolve('@docusaurus/core/package.json', {paths: [siteDir]});
+    return JSON.parse(fs.readFileSync(file, 'utf8')).version || null;
+  } catch {
+    return null;
+  }
+}
+
 /** Index folder (relative to the output) of one docs version: one version keeps the plain folder. */
 function versionIndexPath(indexPath, versionName, versionCount) {
   return versionCount > 1 ? `${indexPath}/${versionName}` : indexPath;
@@ -166,6 +179,9 @@ module.exports = function bookChatPlugin(context, options) {
             written.push(tmp);
             const args = ['build', '--docs', docsDir, '--out', tmp, '--base-url', baseUrl, '--route-base-path', routeBasePath, '--title', siteConfig.title, '--quiet'];
             if (typeof siteConfig.trailingSlash === 'boolean') args.push('--trailing-slash', String(siteConfig.trailingSlash));
+            // Heading anchors follow the site's Docusaurus (3.10 reads `{/* #id */}` as an id).
+            const version = docusaurusVersion(siteDir);
+            if (version) args.push('--docusaurus-version', version);
             // The page language: English books get the question encoder, others BM25 alone.
             args.push('--language', localeConfig.htmlLang || locale);
             if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);

@@ -62,6 +62,8 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
   assert.equal(arg('--base-url'), '/book/');
   assert.equal(arg('--route-base-path'), '/docs');
   assert.equal(arg('--trailing-slash'), 'true');
+  // The site's Docusaurus, for its heading-anchor rules.
+  assert.equal(arg('--docusaurus-version'), require('@docusaurus/core/package.json').version);
   assert.equal(arg('--title'), 'Fixture book');
   const files = fs.readdirSync(path.join(t.out, 'widget')).sort();
   assert.equal(files.length, 3, files.join(' '));

@@ -146,6 +146,11 @@ struct BookArgs {
     /// The site's trailingSlash setting (omit for Docusaurus' default).
     #[arg(long)]
     trailing_slash: Option<bool>,
+    /// The site's Docusaurus version (of `@docusaurus/core`, e.g. 3.9.2): heading anchors follow
+    /// its rules (3.10 and later read a heading's trailing `{/* #id */}` comment as its id).
+    /// Omit for the newest rules.
+    #[arg(long, value_parser = parse_docusaurus_version)]
+    docusaurus_version: Option<(u32, u32)>,
     /// Folder holding model.safetensors and vocab.txt, or a packed model file from `pack-model`
     /// (default: $BOOK_CHAT_MODEL_DIR, else ~/.cache/book-chat/model/...).
     #[arg(long)]
@@ -236,6 +241,7 @@ impl BookArgs {
             route_base_path: "/docs".into(),
             base_url: "/".into(),
             trailing_slash: None,
+            docusaurus_version: None,
             model,
             cache: None,
             no_cache: false,
@@ -270,6 +276,7 @@ impl BookArgs {
                 route_base_path: self.route_base_path.clone(),
                 base_url: self.base_url.clone(),
                 trailing_slash: self.trailing_slash,
+                comment_heading_ids: self.docusaurus_version.is_none_or(|v| v >= (3, 10)),
                 ..Default::default()
             },
             model_dir: model::resolve_model_dir(self.model.as_deref()),
@@ -509,5 +516,32 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+    }
+}
+
+/// `--docusaurus-version`: the major and minor numbers of a version such as `3.10.2` or
+/// `3.10.0-canary-6250`.
+fn parse_docusaurus_version(v: &str) -> Result<(u32, u32), String> {
+    let mut parts = v.trim().trim_start_matches('v').split(['.', '-']);
+    let number = |p: Option<&str>| p.and_then(|p| p.parse::<u32>().ok());
+    match (number(parts.next()), number(parts.next())) {
+        (Some(major), Some(minor)) => Ok((major, minor)),
+        _ => Err(format!(
+            "{v:?} is not a Docusaurus version (expected major.minor[.patch], e.g. 3.10.2)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_docusaurus_version;
+
+    #[test]
+    fn docusaurus_versions_parse_to_major_and_minor() {
+        assert_eq!(parse_docusaurus_version("3.10.2"), Ok((3, 10)));
+        assert_eq!(parse_docusaurus_version("3.10.0-canary-6250"), Ok((3, 10)));
+        assert_eq!(parse_docusaurus_version("v3.9"), Ok((3, 9)));
+        assert!(parse_docusaurus_version("latest").is_err());
+        assert!(parse_docusaurus_version("3").is_err());
     }
 }

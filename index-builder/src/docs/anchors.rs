@@ -2,6 +2,8 @@
 //!
 //! For every heading in document order (H1 included):
 //! * text = `mdast-util-to-string` of the heading;
+//! * from Docusaurus 3.10, if the heading ends with a comment `{/* #custom-id */}`, the id is
+//!   `custom-id` (the comment shows nothing; the slugger is not called);
 //! * if the text ends with `{#custom-id}` (Docusaurus `parseMarkdownHeadingId`), the id is
 //!   `custom-id` verbatim and that suffix is removed from the text — the slugger is NOT
 //!   called, so custom ids do not take part in duplicate counting;
@@ -59,16 +61,31 @@ pub struct Anchored {
     pub custom: bool,
 }
 
-/// Assign the anchor for the next heading on the page.
-pub fn anchor(slugger: &mut Slugger, raw: &str) -> Anchored {
-    let (text, custom) = parse_heading_id(raw);
+/// Assign the anchor for the next heading on the page: `raw` is the text Docusaurus slugs,
+/// `shown` the text the page shows, `comment_id` the id of a trailing `{/* #id */}` comment,
+/// used only when `comment_ids` (the site's Docusaurus reads them: 3.10 and later).
+pub fn anchor(
+    slugger: &mut Slugger,
+    raw: &str,
+    shown: &str,
+    comment_id: Option<&str>,
+    comment_ids: bool,
+) -> Anchored {
+    let collapse = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Some(id) = comment_id.filter(|_| comment_ids) {
+        return Anchored {
+            text: collapse(shown),
+            anchor: id.to_string(),
+            custom: true,
+        };
+    }
+    let (_, custom) = parse_heading_id(raw);
     let anchor = match custom {
         Some(id) => id.to_string(),
         None => slugger.slug(raw),
     };
-    let display: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     Anchored {
-        text: display,
+        text: collapse(parse_heading_id(shown).0),
         anchor,
         custom: custom.is_some(),
     }
@@ -108,27 +125,32 @@ mod tests {
         assert_eq!(parse_heading_id("}"), ("}", None));
     }
 
+    /// A heading without comments: the same text slugged and shown.
+    fn anchor_of(s: &mut Slugger, raw: &str) -> Anchored {
+        anchor(s, raw, raw, None, true)
+    }
+
     #[test]
     fn anchors_follow_the_headings_plugin() {
         let mut s = Slugger::new();
-        let a = anchor(&mut s, "Heading One {#custom_h1}");
+        let a = anchor_of(&mut s, "Heading One {#custom_h1}");
         assert_eq!(
             (a.text.as_str(), a.anchor.as_str(), a.custom),
             ("Heading One", "custom_h1", true)
         );
-        assert_eq!(anchor(&mut s, "No custom ID").anchor, "no-custom-id");
+        assert_eq!(anchor_of(&mut s, "No custom ID").anchor, "no-custom-id");
         assert_eq!(
-            anchor(&mut s, "{#text-after} custom ID").anchor,
+            anchor_of(&mut s, "{#text-after} custom ID").anchor,
             "text-after-custom-id"
         );
         // custom ids do not reserve slugs: Docusaurus gives both headings the id "x"
-        assert_eq!(anchor(&mut s, "Other {#x}").anchor, "x");
-        assert_eq!(anchor(&mut s, "X").anchor, "x");
+        assert_eq!(anchor_of(&mut s, "Other {#x}").anchor, "x");
+        assert_eq!(anchor_of(&mut s, "X").anchor, "x");
         // the slugger sees the raw text including a trailing space (`## Foo <Badge/>`)
-        let a = anchor(&mut s, "Foo ");
+        let a = anchor_of(&mut s, "Foo ");
         assert_eq!((a.text.as_str(), a.anchor.as_str()), ("Foo", "foo-"));
         // soft line breaks are dropped by the slugger, shown as spaces
-        let a = anchor(&mut s, "two\nlines");
+        let a = anchor_of(&mut s, "two\nlines");
         assert_eq!(
             (a.text.as_str(), a.anchor.as_str()),
             ("two lines", "twolines")

@@ -9,7 +9,7 @@
 //! * `mdx` — the `markdown` crate's MDX/CommonMark parse, plus the two Docusaurus pre-passes
 //!   it lacks (`mdx-code-block` unwrapping, `:::` admonitions)
 //! * `sections` — the syntax tree split into heading sections with readable text
-//! * `anchors` / `slugger` — heading ids (github-slugger + `{#custom-id}`)
+//! * `anchors` / `slugger` — heading ids (github-slugger, `{#custom-id}`, `{/* #custom-id */}`)
 //! * `category` — `_category_` labels and page modules
 //! * `walk` — the folder walk
 
@@ -44,6 +44,9 @@ pub struct ReadOptions {
     pub trailing_slash: Option<bool>,
     /// Site `markdown.format`.
     pub markdown_format: MarkdownFormat,
+    /// Whether a heading's trailing comment `{/* #id */}` is its id, as Docusaurus 3.10 and
+    /// later read it (before, the comment's text is slugged with the heading's).
+    pub comment_heading_ids: bool,
 }
 
 impl Default for ReadOptions {
@@ -53,6 +56,7 @@ impl Default for ReadOptions {
             base_url: "/".to_string(),
             trailing_slash: None,
             markdown_format: MarkdownFormat::Mdx,
+            comment_heading_ids: true,
         }
     }
 }
@@ -209,7 +213,13 @@ pub fn read_page(
         ));
     }
     let parsed = sections::parse(&tree, content_title.is_some());
-    let sections = build_sections(rel_path, &title, parsed, &mut warnings);
+    let sections = build_sections(
+        rel_path,
+        &title,
+        parsed,
+        opts.comment_heading_ids,
+        &mut warnings,
+    );
 
     let module = categories
         .module_for(rel_path)
@@ -246,12 +256,19 @@ fn build_sections(
     rel_path: &str,
     title: &str,
     parsed: sections::Parsed,
+    comment_ids: bool,
     warnings: &mut Vec<Warning>,
 ) -> Vec<Section> {
     let mut slugger = Slugger::new();
     let mut seen = std::collections::HashSet::new();
     if let Some(h) = &parsed.title_heading {
-        let a = anchors::anchor(&mut slugger, &h.raw);
+        let a = anchors::anchor(
+            &mut slugger,
+            &h.raw,
+            &h.shown,
+            h.comment_id.as_deref(),
+            comment_ids,
+        );
         seen.insert(a.anchor);
     }
     let mut stack: Vec<(u8, String)> = Vec::new();
@@ -271,7 +288,13 @@ fn build_sections(
                 }
             }
             Some(h) => {
-                let a = anchors::anchor(&mut slugger, &h.raw);
+                let a = anchors::anchor(
+                    &mut slugger,
+                    &h.raw,
+                    &h.shown,
+                    h.comment_id.as_deref(),
+                    comment_ids,
+                );
                 if !seen.insert(a.anchor.clone()) {
                     warnings.push(Warning::new(
                         rel_path,

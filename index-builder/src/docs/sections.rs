@@ -23,9 +23,15 @@ pub struct RawHeading {
     /// 1..=6.
     pub level: u8,
     /// The heading's text as `mdast-util-to-string` gives it (inline code unwrapped, soft
-    /// line breaks kept as `\n`, JSX tags dropped with their children kept). The
-    /// `{#id}` suffix, if any, is still there.
+    /// line breaks kept as `\n`, JSX tags dropped with their children kept, an MDX comment
+    /// kept as its source `/* … */`): what Docusaurus slugs. The `{#id}` suffix, if any, is
+    /// still there.
     pub raw: String,
+    /// The heading as the page shows it: `raw` without MDX comments.
+    pub shown: String,
+    /// The id of a trailing comment `{/* #id */}` (or `<!-- #id -->` on a CommonMark page),
+    /// which Docusaurus 3.10 and later give the heading instead of a slug.
+    pub comment_id: Option<String>,
 }
 
 /// A run of content: the page top (no heading) or one heading and what follows it.
@@ -50,8 +56,18 @@ pub struct Parsed {
 
 enum Target {
     Body,
-    Heading(u8, String, bool),
+    Heading(HeadingText),
     Cell,
+}
+
+/// A heading being read: its level, its texts so far (see [`RawHeading`]), whether it is the
+/// page's title and the id of a trailing comment.
+struct HeadingText {
+    level: u8,
+    raw: String,
+    shown: String,
+    is_title: bool,
+    comment_id: Option<String>,
 }
 
 struct Builder<'a> {
@@ -112,7 +128,10 @@ impl Builder<'_> {
         self.after_marker = false;
         match &mut self.target {
             Target::Body => self.body().text.push_str(s),
-            Target::Heading(_, text, _) => text.push_str(s),
+            Target::Heading(h) => {
+                h.raw.push_str(s);
+                h.shown.push_str(s);
+            }
             Target::Cell => self.cell.push_str(s),
         }
     }
@@ -182,7 +201,13 @@ impl Builder<'_> {
             Node::Root(n) => self.children(&n.children),
             Node::Heading(h) => {
                 let is_title = first_block && self.want_title && h.depth == 1;
-                self.target = Target::Heading(h.depth, String::new(), is_title);
+                self.target = Target::Heading(HeadingText {
+                    level: h.depth,
+                    raw: String::new(),
+                    shown: String::new(),
+                    is_title,
+                    comment_id: trailing_comment_id(&h.children),
+                });
                 self.children(&h.children);
                 self.end_heading();
             }
@@ -326,11 +351,14 @@ impl Builder<'_> {
     }
 
     fn end_heading(&mut self) {
-        if let Target::Heading(level, raw, is_title) =
-            std::mem::replace(&mut self.target, Target::Body)
-        {
-            let heading = RawHeading { level, raw };
-            if is_title {
+        if let Target::Heading(h) = std::mem::replace(&mut self.target, Target::Body) {
+            let heading = RawHeading {
+                level: h.level,
+                raw: h.raw,
+                shown: h.shown,
+                comment_id: h.comment_id,
+            };
+            if h.is_title {
                 self.title_heading = Some(heading);
             } else {
                 self.sections.push(RawSection {
@@ -400,8 +428,12 @@ impl Builder<'_> {
             self.push(&format!("{{{value}}}"));
         } else if let Some(s) = string_literal(trimmed) {
             self.push(s);
-        } else if self.in_heading() && !is_js_comment(trimmed) {
-            self.push(trimmed);
+        } else if let Target::Heading(h) = &mut self.target {
+            // A comment shows nothing but is part of the text Docusaurus slugs.
+            h.raw.push_str(trimmed);
+            if !is_js_comment(trimmed) {
+                h.shown.push_str(trimmed);
+            }
         }
     }
 }
@@ -430,6 +462,23 @@ fn string_literal(expr: &str) -> Option<&str> {
 
 fn is_js_comment(expr: &str) -> bool {
     expr.starts_with("/*") && expr.ends_with("*/")
+}
+
+/// The id a heading's last child gives it in Docusaurus 3.10 and later (the mdx-loader's
+/// `headings` plugin): an expression holding exactly one comment, or an HTML comment, whose
+/// text's first space-separated word is `#id`.
+fn trailing_comment_id(children: &[Node]) -> Option<String> {
+    let comment = match children.last()? {
+        Node::MdxTextExpression(e) => {
+            let inner = e.value.trim().strip_prefix("/*")?.strip_suffix("*/")?;
+            (!inner.contains("*/")).then_some(inner)?
+        }
+        Node::Html(h) => h.value.strip_prefix("<!--")?.strip_suffix("-->")?,
+        _ => return None,
+    };
+    let first = comment.trim().split(' ').next()?;
+    let id = first.strip_prefix('#')?;
+    (!id.is_empty()).then(|| id.to_string())
 }
 
 fn longest_backtick_run(s: &str) -> usize {

@@ -350,3 +350,85 @@ proptest! {
         prop_assert!(!out.chars().any(|c| c.is_ascii_uppercase() || c.is_ascii_punctuation() && c != '-' && c != '_'));
     }
 }
+
+/// Heading comments, against the ids Docusaurus 3.10.2 gave the same headings (a fresh
+/// `create-docusaurus` site built with this page): a trailing `{/* #id */}` is the id; any other
+/// comment is part of the slugged text but never of the shown heading.
+#[test]
+fn heading_comments_as_docusaurus_3_10_reads_them() {
+    let src = "# Ids test\n\n\
+        ## Headings {/* #my-heading-id */}\ntext\n\
+        ## Plain {/* just a note */}\ntext\n\
+        ## Spaced {/*   #spaced-id   extra words */}\ntext\n\
+        ## Two {/* #a */ /* #b */}\ntext\n\
+        ## Trailing {/* #x */} more\ntext\n\
+        ## Classic \\{#classic-id}\ntext\n\
+        ## Hash only {/* # */}\ntext\n\
+        ## Dup {/* #my-heading-id */}\ntext\n\
+        ## Plain\ntext\n\
+        ## With `code` {/* #code-id */}\ntext\n\
+        ## Upper {/* #Mixed_Case.id */}\ntext\n\
+        ## Expr {'literal'} end\ntext\n";
+    let (p, _) = page("ids.mdx", src);
+    assert_eq!(
+        anchors(&p),
+        [
+            "my-heading-id",
+            "plain--just-a-note-",
+            "spaced-id",
+            "two--a---b-",
+            "trailing--x--more",
+            "classic-id",
+            "hash-only---",
+            "my-heading-id",
+            "plain",
+            "code-id",
+            "Mixed_Case.id",
+            "expr-literal-end",
+        ]
+    );
+    let shown: Vec<&str> = p
+        .sections
+        .iter()
+        .filter_map(|s| s.heading.as_deref())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "Headings",
+            "Plain",
+            "Spaced",
+            "Two",
+            "Trailing more",
+            "Classic",
+            "Hash only",
+            "Dup",
+            "Plain",
+            "With code",
+            "Upper",
+            "Expr literal end",
+        ]
+    );
+    // Before 3.10 (`--docusaurus-version 3.9.2`), the comment is slugged with the text.
+    let old = ReadOptions {
+        comment_heading_ids: false,
+        ..ReadOptions::default()
+    };
+    let (p, _) = read_page("ids.mdx", src, &CategoryLabels::new(), &old).unwrap();
+    assert_eq!(anchors(&p)[0], "headings--my-heading-id-");
+    assert_eq!(p.sections[0].heading.as_deref(), Some("Headings"));
+}
+
+/// On a CommonMark page (`markdown.format: 'detect'`, a `.md` file) an HTML comment does the same.
+#[test]
+fn html_comment_heading_ids_on_commonmark_pages() {
+    let detect = ReadOptions {
+        markdown_format: MarkdownFormat::Detect,
+        ..ReadOptions::default()
+    };
+    let src = "# T\n\n## Html <!-- #html-id -->\ntext\n## Html plain <!-- note -->\ntext\n";
+    let (p, _) = read_page("a.md", src, &CategoryLabels::new(), &detect).unwrap();
+    // Any other HTML is left out of the slugged text, the space before it kept (Docusaurus'
+    // `getHeadingText` drops `html` nodes).
+    assert_eq!(anchors(&p), ["html-id", "html-plain-"]);
+}
