@@ -7,7 +7,7 @@ const fs = require('fs');
 const path = require('path');
 const {execFileSync} = require('child_process');
 const {validateOptions} = require('./options');
-const {chatPrefixes, optOutRoutes, inlineScript, inlineCss} = require('./routes');
+const {chatRoutes, optOutRoutes, inlineScript, inlineCss} = require('./routes');
 const {findWidget, copyWidget, defaultWidgetDir, WidgetNotBuilt} = require('./widget-files');
 const {checkUrls, indexUrls} = require('./check-anchors');
 const {nativeBinary} = require('./platform');
@@ -105,7 +105,13 @@ module.exports = function bookChatPlugin(context, options) {
             sources: published(v).map((d) => d.source),
             isLast: v === last,
           })),
-        versionPaths: versions.map((v) => v.path),
+        // Each version's path and pages, for the pages that get the widget (`chatRoutes`).
+        routeVersions: versions.map((v) => ({
+          path: v.path,
+          permalinks: published(v)
+            .map((d) => d.permalink)
+            .concat((v.categoryGeneratedIndices || []).map((c) => c.permalink)),
+        })),
         optOut: versions.flatMap((v) => optOutRoutes(v.docs)),
       };
       try {
@@ -137,7 +143,7 @@ module.exports = function bookChatPlugin(context, options) {
         encoderUrl: widget.encoderJs ? `${widgetUrlBase}/${widget.encoderJs}` : null,
         markdownUrl: widget.markdownJs ? `${widgetUrlBase}/${widget.markdownJs}` : null,
         loaderUrl: `${widgetUrlBase}/${widget.loaderOut}`,
-        prefixes: chatPrefixes({baseUrl, routes: options.routes, versionPaths: docs.versionPaths}),
+        ...chatRoutes({baseUrl, routes: options.routes, versions: docs.routeVersions}),
         optOut: docs.optOut,
         indexes: count > 1 ? docs.versions.map((v) => ({prefix: v.path.replace(/\/?$/, '/'), indexUrl: urlOf(v)})) : undefined,
         locale: localeConfig.htmlLang || locale,

@@ -2,11 +2,12 @@
 // browser (its source is inlined into every page by `inlineScript`), so there is one rule.
 
 /**
- * Whether `pathname` gets the widget: it starts with one of `prefixes` (each ends in '/') and is
- * not one of `optOut` (pages with front matter `chat: false`; compared without a trailing slash).
- * Kept free of closures and modern syntax: its source text is shipped as is.
+ * Whether `pathname` gets the widget: it starts with one of `prefixes` (each ends in '/') or is one
+ * of `exact`, and is not one of `optOut` (pages with front matter `chat: false`); pages are
+ * compared without a trailing slash. Kept free of closures and modern syntax: its source text is
+ * shipped as is.
  */
-function isChatRoute(pathname, prefixes, optOut) {
+function isChatRoute(pathname, prefixes, optOut, exact) {
   var p = String(pathname || '/').split('#')[0].split('?')[0];
   try {
     p = decodeURI(p);
@@ -16,6 +17,10 @@ function isChatRoute(pathname, prefixes, optOut) {
   var bare = p.length > 1 ? p.replace(/\/+$/, '') : p;
   for (var i = 0; i < optOut.length; i++) {
     if (optOut[i] === bare) return false;
+  }
+  var pages = exact || [];
+  for (var k = 0; k < pages.length; k++) {
+    if (pages[k] === bare) return true;
   }
   var withSlash = bare === '/' ? '/' : bare + '/';
   for (var j = 0; j < prefixes.length; j++) {
@@ -58,6 +63,38 @@ function chatPrefixes({baseUrl, routes, versionPaths}) {
   return versionPaths.map(asPrefix);
 }
 
+/**
+ * The pages that get the widget (contract of `isChatRoute`): `{prefixes, exact}`. The `routes`
+ * option, or each docs version's path; but a version served at the site root (docs-only mode,
+ * `routeBasePath: '/'`) would make '/' a prefix and give the blog, other docs instances and custom
+ * pages a chat that cannot answer about them, so such a version names its own pages instead:
+ * each first path segment holding its docs becomes a prefix, its pages right under the root are
+ * listed exactly. `versions`: `[{path, permalinks}]`, permalinks of the published docs and
+ * generated category pages.
+ */
+function chatRoutes({baseUrl, routes, versions}) {
+  if (routes && routes.length) return {prefixes: chatPrefixes({baseUrl, routes, versionPaths: []}), exact: []};
+  const prefixes = new Set();
+  const exact = new Set();
+  const root = asPrefix(baseUrl);
+  for (const v of versions) {
+    if (asPrefix(v.path) !== root) {
+      prefixes.add(asPrefix(v.path));
+      continue;
+    }
+    for (const link of v.permalinks) {
+      const bare = stripSlash(link);
+      const withSlash = asPrefix(bare);
+      if (!withSlash.startsWith(root)) continue;
+      const segments = withSlash.slice(root.length).split('/').filter(Boolean);
+      if (segments.length === 0) exact.add(stripSlash(root));
+      else if (segments.length === 1) exact.add(bare);
+      else prefixes.add(`${root}${segments[0]}/`);
+    }
+  }
+  return {prefixes: [...prefixes], exact: [...exact]};
+}
+
 /** Permalinks of the docs whose front matter says `chat: false`. */
 function optOutRoutes(docs) {
   return docs.filter((d) => d.frontMatter && d.frontMatter.chat === false).map((d) => stripSlash(d.permalink));
@@ -95,6 +132,7 @@ function inlineScript(c) {
     widget: widgetConfig(c),
     loaderUrl: c.loaderUrl,
     prefixes: c.prefixes,
+    exact: c.exact || [],
     optOut: c.optOut,
   };
   return [
@@ -106,7 +144,7 @@ function inlineScript(c) {
     'C.widget.indexUrl=indexFor(location.pathname,C.widget.indexes,C.widget.indexUrl);',
     'window.BOOK_CHAT_CONFIG=C.widget;',
     'window.__bookChatRoute=function(path){',
-    'var on=isChatRoute(path,C.prefixes,C.optOut);',
+    'var on=isChatRoute(path,C.prefixes,C.optOut,C.exact);',
     "document.documentElement.setAttribute('data-book-chat',on?'on':'off');",
     'if(on&&!window.__bookChatLoaderAdded){window.__bookChatLoaderAdded=true;',
     "var s=document.createElement('script');s.src=C.loaderUrl;s.async=true;document.head.appendChild(s);}",
@@ -136,4 +174,4 @@ function inlineCss(colors) {
   return rules.join('\n');
 }
 
-module.exports = {widgetConfig, indexFor, isChatRoute, stripSlash, chatPrefixes, optOutRoutes, scriptJson, inlineScript, inlineCss};
+module.exports = {widgetConfig, indexFor, isChatRoute, stripSlash, chatPrefixes, chatRoutes, optOutRoutes, scriptJson, inlineScript, inlineCss};

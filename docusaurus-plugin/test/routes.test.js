@@ -1,7 +1,7 @@
 const {test} = require('node:test');
 const assert = require('node:assert/strict');
 const vm = require('node:vm');
-const {isChatRoute, chatPrefixes, optOutRoutes, inlineScript, inlineCss, scriptJson} = require('../routes');
+const {isChatRoute, chatPrefixes, chatRoutes, optOutRoutes, inlineScript, inlineCss, scriptJson} = require('../routes');
 
 test('docs pages get the widget, other pages and opted-out pages do not', () => {
   const prefixes = ['/docs/'];
@@ -34,6 +34,42 @@ test('prefixes follow baseUrl and the routes option', () => {
     '/book/api/',
   ]);
   assert.deepEqual(chatPrefixes({baseUrl: '/', routes: [''], versionPaths: ['/docs']}), ['/']);
+});
+
+test('docs served at the site root name their own pages, so the blog and other plugins get no chat', () => {
+  // create-docusaurus with routeBasePath: '/' and a second docs instance at /community/.
+  const versions = [
+    {
+      path: '/',
+      permalinks: ['/', '/tutorial-basics/create-a-page', '/tutorial-basics/deploy-your-site', '/faq', '/category/tutorial---basics'],
+    },
+  ];
+  const routes = chatRoutes({baseUrl: '/', routes: null, versions});
+  assert.deepEqual(routes, {prefixes: ['/tutorial-basics/', '/category/'], exact: ['/', '/faq']});
+  const on = (p) => isChatRoute(p, routes.prefixes, [], routes.exact);
+  for (const p of ['/', '/faq/', '/tutorial-basics/create-a-page', '/category/tutorial---basics']) assert.ok(on(p), p);
+  for (const p of ['/blog', '/blog/first-post', '/community/', '/markdown-page', '/faq-old']) assert.ok(!on(p), p);
+  // Under a baseUrl, with an older version at /book/1.0/ (a prefix as before).
+  const nested = chatRoutes({
+    baseUrl: '/book/',
+    routes: null,
+    versions: [
+      {path: '/book/', permalinks: ['/book/', '/book/guide/setup/']},
+      {path: '/book/1.0', permalinks: ['/book/1.0/', '/book/1.0/guide/setup']},
+    ],
+  });
+  assert.deepEqual(nested, {prefixes: ['/book/guide/', '/book/1.0/'], exact: ['/book']});
+  // Docs under their own path keep the plain prefix; the routes option still wins.
+  assert.deepEqual(chatRoutes({baseUrl: '/', routes: null, versions: [{path: '/docs', permalinks: ['/docs/a']}]}), {prefixes: ['/docs/'], exact: []});
+  assert.deepEqual(chatRoutes({baseUrl: '/', routes: ['guide'], versions}), {prefixes: ['/guide/'], exact: []});
+});
+
+test('the inline script turns the chat on for an exact page', () => {
+  const {sandbox, added, attrs} = runInline('/blog', {...CONFIG, prefixes: ['/tutorial/'], exact: ['/']});
+  assert.equal(attrs['data-book-chat'], 'off');
+  sandbox.window.__bookChatRoute('/');
+  assert.equal(attrs['data-book-chat'], 'on');
+  assert.equal(added.length, 1);
 });
 
 test('front matter chat: false opts a page out (only an explicit false)', () => {
