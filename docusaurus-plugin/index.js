@@ -188,6 +188,9 @@ module.exports = function bookChatPlugin(context, options) {
             // Heading anchors follow the site's Docusaurus (3.10 reads `{/* #id */}` as an id).
             const version = docusaurusVersion(siteDir);
             if (version) args.push('--docusaurus-version', version);
+            // Which pages are CommonMark rather than MDX ('mdx', 'detect' or 'md').
+            const format = siteConfig.markdown && siteConfig.markdown.format;
+            if (['mdx', 'detect', 'md'].includes(format)) args.push('--markdown-format', format);
             // The page language: English books get the question encoder, others BM25 alone.
             args.push('--language', localeConfig.htmlLang || locale);
             if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);

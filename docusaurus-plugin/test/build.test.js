@@ -64,6 +64,8 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
   assert.equal(arg('--trailing-slash'), 'true');
   // The site's Docusaurus, for its heading-anchor rules.
   assert.equal(arg('--docusaurus-version'), require('@docusaurus/core/package.json').version);
+  // Docusaurus fills in markdown.format ('mdx' by default).
+  assert.equal(arg('--markdown-format'), 'mdx');
   assert.equal(arg('--title'), 'Fixture book');
   const files = fs.readdirSync(path.join(t.out, 'widget')).sort();
   assert.equal(files.length, 3, files.join(' '));

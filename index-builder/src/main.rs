@@ -151,6 +151,10 @@ struct BookArgs {
     /// Omit for the newest rules.
     #[arg(long, value_parser = parse_docusaurus_version)]
     docusaurus_version: Option<(u32, u32)>,
+    /// The site's `markdown.format`: `mdx` (Docusaurus' default: every page is MDX), `detect`
+    /// (`.md` pages are CommonMark) or `md` (every page is CommonMark).
+    #[arg(long, default_value = "mdx")]
+    markdown_format: docs::MarkdownFormat,
     /// Folder holding model.safetensors and vocab.txt, or a packed model file from `pack-model`
     /// (default: $BOOK_CHAT_MODEL_DIR, else ~/.cache/book-chat/model/...).
     #[arg(long)]
@@ -242,6 +246,7 @@ impl BookArgs {
             base_url: "/".into(),
             trailing_slash: None,
             docusaurus_version: None,
+            markdown_format: docs::MarkdownFormat::Mdx,
             model,
             cache: None,
             no_cache: false,
@@ -277,7 +282,7 @@ impl BookArgs {
                 base_url: self.base_url.clone(),
                 trailing_slash: self.trailing_slash,
                 comment_heading_ids: self.docusaurus_version.is_none_or(|v| v >= (3, 10)),
-                ..Default::default()
+                markdown_format: self.markdown_format,
             },
             model_dir: model::resolve_model_dir(self.model.as_deref()),
             cache: if self.no_cache {

@@ -69,18 +69,21 @@ pub enum MarkdownFormat {
     Mdx,
     /// `.mdx` files are MDX, `.md` files CommonMark (`import` lines and `{braces}` are text).
     Detect,
+    /// Every file is CommonMark.
+    Md,
 }
 
 impl std::str::FromStr for MarkdownFormat {
     type Err = String;
 
-    /// `mdx` or `detect`, as written in `docusaurus.config` (`markdown.format`).
+    /// `mdx`, `detect` or `md`, as written in `docusaurus.config` (`markdown.format`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "mdx" => Ok(Self::Mdx),
             "detect" => Ok(Self::Detect),
+            "md" => Ok(Self::Md),
             other => Err(format!(
-                "unknown markdown format {other:?} (expected \"mdx\" or \"detect\")"
+                "unknown markdown format {other:?} (expected \"mdx\", \"detect\" or \"md\")"
             )),
         }
     }
@@ -202,6 +205,7 @@ pub fn read_page(
 
     let syntax = match opts.markdown_format {
         MarkdownFormat::Detect if !rel_path.ends_with(".mdx") => mdx::Syntax::CommonMark,
+        MarkdownFormat::Md => mdx::Syntax::CommonMark,
         _ => mdx::Syntax::Mdx,
     };
     let tree = mdx::parse(split.body, syntax);

@@ -233,7 +233,8 @@ fn crlf_bom_and_detect_format() {
     assert_eq!(p.sections[0].anchor.as_deref(), Some("a"));
     assert_eq!("detect".parse(), Ok(MarkdownFormat::Detect));
     assert_eq!("mdx".parse(), Ok(MarkdownFormat::Mdx));
-    assert!("md".parse::<MarkdownFormat>().is_err());
+    assert_eq!("md".parse(), Ok(MarkdownFormat::Md));
+    assert!("markdown".parse::<MarkdownFormat>().is_err());
     let opts = ReadOptions {
         markdown_format: MarkdownFormat::Detect,
         ..Default::default()
@@ -243,6 +244,13 @@ fn crlf_bom_and_detect_format() {
     assert!(md.sections[0].text.contains("import x") && md.sections[0].text.contains("{a}"));
     let (mdx, _) = read_page("c.mdx", src, &CategoryLabels::new(), &opts).unwrap();
     assert_eq!(mdx.sections[0].text, "Set  here.");
+    // `md`: every page is CommonMark, `.mdx` too.
+    let md_only = ReadOptions {
+        markdown_format: MarkdownFormat::Md,
+        ..Default::default()
+    };
+    let (all, _) = read_page("c.mdx", src, &CategoryLabels::new(), &md_only).unwrap();
+    assert!(all.sections[0].text.contains("{a}"));
 }
 
 #[test]
