@@ -56,6 +56,11 @@ function checkUrls(outDir, urls, baseUrl = '/') {
   return problems;
 }
 
+/** Whether a problem of `checkUrls` is a missing `#id` on a page that exists (not a missing page). */
+function isAnchorProblem(problem) {
+  return / has no element with id "/.test(problem);
+}
+
 /** The index's cited URLs, from `index-builder urls --index DIR`. */
 function indexUrls(indexBuilder, indexDir) {
   const out = execFileSync(indexBuilder, ['urls', '--index', indexDir], {encoding: 'utf8', maxBuffer: 64 << 20});
@@ -89,4 +94,4 @@ function main(argv) {
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
-module.exports = {checkUrls, indexUrls, pageFiles};
+module.exports = {isAnchorProblem, checkUrls, indexUrls, pageFiles};

@@ -9,7 +9,7 @@ const {execFileSync} = require('child_process');
 const {validateOptions} = require('./options');
 const {chatRoutes, optOutRoutes, inlineScript, inlineCss} = require('./routes');
 const {findWidget, copyWidget, defaultWidgetDir, WidgetNotBuilt} = require('./widget-files');
-const {checkUrls, indexUrls} = require('./check-anchors');
+const {checkUrls, indexUrls, isAnchorProblem} = require('./check-anchors');
 const {nativeBinary} = require('./platform');
 const {localizedDocsDir} = require('./locale-docs');
 const {localeStrings} = require('./strings');
@@ -48,6 +48,18 @@ function docusaurusVersion(siteDir) {
   } catch {
     return null;
   }
+}
+
+/**
+ * Reports `problems` at a Docusaurus reporting level ('ignore', 'log', 'warn' or 'throw'): returns
+ * the message to throw for 'throw', else prints it (or nothing) and returns null.
+ */
+function report(problems, level, what) {
+  if (!problems.length || level === 'ignore') return null;
+  const message = `[${PLUGIN}] ${problems.length} ${what}:\n  ${problems.join('\n  ')}`;
+  if (level === 'throw') return message;
+  (level === 'log' ? console.log : console.warn)(message);
+  return null;
 }
 
 /** Index folder (relative to the output) of one docs version: one version keeps the plain folder. */
@@ -207,10 +219,18 @@ module.exports = function bookChatPlugin(context, options) {
         }
         if (options.checkAnchors && builder) {
           const problems = checkUrls(outDir, urls, baseUrl);
-          if (problems.length) {
-            throw new Error(`[${PLUGIN}] ${problems.length} cited URL(s) do not exist in the built site (locale ${locale}):\n  ${problems.join('\n  ')}`);
-          }
-          console.log(`[${PLUGIN}] checked ${urls.length} cited URLs: every page and anchor exists`);
+          // As Docusaurus treats its own links: a missing page by onBrokenLinks (default 'throw'), a
+          // missing #anchor by onBrokenAnchors (default 'warn'; such a citation opens its page at the top).
+          const failures = [
+            report(problems.filter((p) => !isAnchorProblem(p)), siteConfig.onBrokenLinks || 'throw', `cited URL(s) do not exist in the built site (locale ${locale}, onBrokenLinks)`),
+            report(
+              problems.filter(isAnchorProblem),
+              siteConfig.onBrokenAnchors || 'warn',
+              `cited anchor(s) do not exist in the built site (locale ${locale}, onBrokenAnchors); those citations open their page at the top`,
+            ),
+          ].filter(Boolean);
+          if (failures.length) throw new Error(failures.join('\n'));
+          if (!problems.length) console.log(`[${PLUGIN}] checked ${urls.length} cited URLs: every page and anchor exists`);
         }
       } catch (e) {
         // Never leave a build folder that looks complete: the pages already written would show a

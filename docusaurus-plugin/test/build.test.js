@@ -111,15 +111,31 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
   assert.ok(r.stdout.includes('checked 2 cited URLs'), r.stdout);
 });
 
-test('a cited anchor missing from the built HTML fails the build and is named', {timeout: 700000}, () => {
+test('a cited page missing from the built HTML fails the build, a missing anchor warns, as the site says', {timeout: 700000}, () => {
   const t = setup('missing');
   const r = build(t, ['/book/docs/a/#first-section', '/book/docs/a/#no-such-section', '/book/docs/gone/']);
   assert.notEqual(r.status, 0, 'the build should fail');
   const out = r.stdout + r.stderr;
-  assert.match(out, /2 cited URL\(s\) do not exist/);
-  assert.match(out, /\/book\/docs\/a\/#no-such-section: page docs\/a\/index\.html has no element with id "no-such-section"/);
+  // onBrokenLinks: 'throw' (the fixture's) for the page, onBrokenAnchors' default 'warn' for the anchor.
+  assert.match(out, /1 cited URL\(s\) do not exist in the built site \(locale en, onBrokenLinks\)/);
   assert.match(out, /\/book\/docs\/gone\/: no page/);
+  assert.match(out, /1 cited anchor\(s\) do not exist in the built site \(locale en, onBrokenAnchors\)/);
+  assert.match(out, /\/book\/docs\/a\/#no-such-section: page docs\/a\/index\.html has no element with id "no-such-section"/);
   // No half-written output that looks complete.
   assert.ok(!fs.existsSync(path.join(t.out, 'index.html')), 'the incomplete build folder is removed');
   assert.match(out, /incomplete output folder .* was removed/);
+});
+
+test('a missing cited anchor alone: the build succeeds with a warning, or fails under onBrokenAnchors: throw', {timeout: 700000}, () => {
+  const t = setup('anchor-only');
+  const urls = ['/book/docs/a/#first-section', '/book/docs/a/#no-such-section'];
+  let r = build(t, urls);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout + r.stderr, /1 cited anchor\(s\) do not exist .* open their page at the top/);
+  assert.ok(fs.existsSync(path.join(t.out, 'book-index/manifest.json')));
+  const config = path.join(t.site, 'docusaurus.config.js');
+  fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace("onBrokenLinks: 'throw',", "onBrokenLinks: 'throw',\n  onBrokenAnchors: 'throw',"));
+  r = build(t, urls);
+  assert.notEqual(r.status, 0, 'onBrokenAnchors: throw should fail the build');
+  assert.match(r.stdout + r.stderr, /no element with id "no-such-section"/);
 });
