@@ -203,6 +203,7 @@ module.exports = function bookChatPlugin(context, options) {
             // Which pages are CommonMark rather than MDX ('mdx', 'detect' or 'md').
             const format = siteConfig.markdown && siteConfig.markdown.format;
             if (['mdx', 'detect', 'md'].includes(format)) args.push('--markdown-format', format);
+            if (siteConfig.markdown && siteConfig.markdown.anchors && siteConfig.markdown.anchors.maintainCase === true) args.push('--anchors-maintain-case');
             // The page language: English books get the question encoder, others BM25 alone.
             args.push('--language', localeConfig.htmlLang || locale);
             if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);

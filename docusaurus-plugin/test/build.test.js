@@ -66,6 +66,7 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
   assert.equal(arg('--docusaurus-version'), require('@docusaurus/core/package.json').version);
   // Docusaurus fills in markdown.format ('mdx' by default).
   assert.equal(arg('--markdown-format'), 'mdx');
+  assert.ok(!args.includes('--anchors-maintain-case'), 'the fixture keeps the default lower-case anchors');
   assert.equal(arg('--title'), 'Fixture book');
   const files = fs.readdirSync(path.join(t.out, 'widget')).sort();
   assert.equal(files.length, 3, files.join(' '));

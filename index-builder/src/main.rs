@@ -155,6 +155,9 @@ struct BookArgs {
     /// (`.md` pages are CommonMark) or `md` (every page is CommonMark).
     #[arg(long, default_value = "mdx")]
     markdown_format: docs::MarkdownFormat,
+    /// The site's `markdown.anchors.maintainCase` is true: anchors keep the heading's case.
+    #[arg(long)]
+    anchors_maintain_case: bool,
     /// Folder holding model.safetensors and vocab.txt, or a packed model file from `pack-model`
     /// (default: $BOOK_CHAT_MODEL_DIR, else ~/.cache/book-chat/model/...).
     #[arg(long)]
@@ -247,6 +250,7 @@ impl BookArgs {
             trailing_slash: None,
             docusaurus_version: None,
             markdown_format: docs::MarkdownFormat::Mdx,
+            anchors_maintain_case: false,
             model,
             cache: None,
             no_cache: false,
@@ -283,6 +287,7 @@ impl BookArgs {
                 trailing_slash: self.trailing_slash,
                 comment_heading_ids: self.docusaurus_version.is_none_or(|v| v >= (3, 10)),
                 markdown_format: self.markdown_format,
+                anchors_maintain_case: self.anchors_maintain_case,
             },
             model_dir: model::resolve_model_dir(self.model.as_deref()),
             cache: if self.no_cache {

@@ -47,6 +47,8 @@ pub struct ReadOptions {
     /// Whether a heading's trailing comment `{/* #id */}` is its id, as Docusaurus 3.10 and
     /// later read it (before, the comment's text is slugged with the heading's).
     pub comment_heading_ids: bool,
+    /// Docusaurus' `markdown.anchors.maintainCase`: anchors keep the heading's case.
+    pub anchors_maintain_case: bool,
 }
 
 impl Default for ReadOptions {
@@ -57,6 +59,7 @@ impl Default for ReadOptions {
             trailing_slash: None,
             markdown_format: MarkdownFormat::Mdx,
             comment_heading_ids: true,
+            anchors_maintain_case: false,
         }
     }
 }
@@ -217,13 +220,7 @@ pub fn read_page(
         ));
     }
     let parsed = sections::parse(&tree, content_title.is_some());
-    let sections = build_sections(
-        rel_path,
-        &title,
-        parsed,
-        opts.comment_heading_ids,
-        &mut warnings,
-    );
+    let sections = build_sections(rel_path, &title, parsed, opts, &mut warnings);
 
     let module = categories
         .module_for(rel_path)
@@ -260,10 +257,11 @@ fn build_sections(
     rel_path: &str,
     title: &str,
     parsed: sections::Parsed,
-    comment_ids: bool,
+    opts: &ReadOptions,
     warnings: &mut Vec<Warning>,
 ) -> Vec<Section> {
-    let mut slugger = Slugger::new();
+    let comment_ids = opts.comment_heading_ids;
+    let mut slugger = Slugger::maintaining_case(opts.anchors_maintain_case);
     let mut seen = std::collections::HashSet::new();
     if let Some(h) = &parsed.title_heading {
         let a = anchors::anchor(

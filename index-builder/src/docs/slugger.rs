@@ -17,11 +17,23 @@
 use std::collections::HashMap;
 use unicode_general_category::{get_general_category, GeneralCategory as G};
 
-/// github-slugger's stateless `slug(value)`: one heading text to one anchor, no dedup.
+/// github-slugger's stateless `slug(value)`: one heading text to one anchor, no dedup (the
+/// fixtures of github-slugger are checked with it).
+#[cfg(test)]
 pub fn slug(value: &str) -> String {
-    let lower = value.to_lowercase();
-    let mut out = String::with_capacity(lower.len());
-    for c in lower.chars() {
+    slug_cased(value, false)
+}
+
+/// github-slugger's `slug(value, maintainCase)`: with `maintain_case` (Docusaurus'
+/// `markdown.anchors.maintainCase`) the text is not lower-cased first.
+pub fn slug_cased(value: &str, maintain_case: bool) -> String {
+    let text = if maintain_case {
+        value.to_string()
+    } else {
+        value.to_lowercase()
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
         if c == ' ' {
             out.push('-');
         } else if keeps(c) {
@@ -67,6 +79,7 @@ fn keeps(c: char) -> bool {
 #[derive(Debug, Default)]
 pub struct Slugger {
     occurrences: HashMap<String, u64>,
+    maintain_case: bool,
 }
 
 impl Slugger {
@@ -75,9 +88,17 @@ impl Slugger {
         Self::default()
     }
 
+    /// A fresh slugger that keeps the text's case (`markdown.anchors.maintainCase`).
+    pub fn maintaining_case(maintain_case: bool) -> Self {
+        Self {
+            maintain_case,
+            ..Self::default()
+        }
+    }
+
     /// Slug `value`, adding `-1`, `-2`… when the result was already handed out.
     pub fn slug(&mut self, value: &str) -> String {
-        let original = slug(value);
+        let original = slug_cased(value, self.maintain_case);
         let mut result = original.clone();
         while self.occurrences.contains_key(&result) {
             let count = self.occurrences.entry(original.clone()).or_insert(0);
@@ -167,6 +188,11 @@ mod tests {
     #[test]
     fn unicode_categories() {
         // Close punctuation: dropped, spaces stay as dashes.
+        assert_eq!(slug_cased("Foo Bar Ä", true), "Foo-Bar-Ä");
+        let mut kept = Slugger::maintaining_case(true);
+        assert_eq!(kept.slug("Setup"), "Setup");
+        assert_eq!(kept.slug("setup"), "setup");
+        assert_eq!(kept.slug("Setup"), "Setup-1");
         assert_eq!(slug("a) ] } ༻ ）b"), "a----b");
         // Connector punctuation is kept.
         assert_eq!(slug("a_ ‿ ＿b"), "a_-‿-＿b");
