@@ -11,7 +11,7 @@ const {chatRoutes, optOutRoutes, inlineScript, inlineCss} = require('./routes');
 const {findWidget, copyWidget, defaultWidgetDir, WidgetNotBuilt} = require('./widget-files');
 const {checkUrls, indexUrls, isAnchorProblem} = require('./check-anchors');
 const {nativeBinary} = require('./platform');
-const {localizedDocsDir} = require('./locale-docs');
+const {localizedDocsDir, sourcePath} = require('./locale-docs');
 const {localeStrings} = require('./strings');
 
 const PLUGIN = 'docusaurus-plugin-book-chat';
@@ -60,6 +60,26 @@ function report(problems, level, what) {
   if (level === 'throw') return message;
   (level === 'log' ? console.log : console.warn)(message);
   return null;
+}
+
+/**
+ * Writes `file`: each doc of `version` by its path in the folder the builder reads (relative to the
+ * localized or the default content folder, '/'-separated) → the permalink Docusaurus gave it.
+ */
+function writePermalinks(file, version, siteDir) {
+  const permalinks = {};
+  for (const page of version.pages) {
+    const abs = sourcePath(siteDir, page.source);
+    for (const dir of [version.contentPathLocalized, version.contentPath].filter(Boolean)) {
+      const rel = path.relative(dir, abs);
+      if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) {
+        permalinks[rel.split(path.sep).join('/')] = page.permalink;
+        break;
+      }
+    }
+  }
+  fs.mkdirSync(path.dirname(file), {recursive: true});
+  fs.writeFileSync(file, JSON.stringify(permalinks));
 }
 
 /** Index folder (relative to the output) of one docs version: one version keeps the plain folder. */
@@ -115,6 +135,7 @@ module.exports = function bookChatPlugin(context, options) {
             contentPath: v.contentPath,
             contentPathLocalized: v.contentPathLocalized,
             sources: published(v).map((d) => d.source),
+            pages: published(v).map((d) => ({source: d.source, permalink: d.permalink})),
             isLast: v === last,
           })),
         // Each version's path and pages, for the pages that get the widget (`chatRoutes`).
@@ -204,6 +225,10 @@ module.exports = function bookChatPlugin(context, options) {
             const format = siteConfig.markdown && siteConfig.markdown.format;
             if (['mdx', 'detect', 'md'].includes(format)) args.push('--markdown-format', format);
             if (siteConfig.markdown && siteConfig.markdown.anchors && siteConfig.markdown.anchors.maintainCase === true) args.push('--anchors-maintain-case');
+            // The URLs Docusaurus gave the docs, so citations never guess a page's URL.
+            const permalinks = path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.name}-permalinks.json`);
+            writePermalinks(permalinks, v, siteDir);
+            args.push('--permalinks', permalinks);
             // The page language: English books get the question encoder, others BM25 alone.
             args.push('--language', localeConfig.htmlLang || locale);
             if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);

@@ -67,6 +67,9 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
   // Docusaurus fills in markdown.format ('mdx' by default).
   assert.equal(arg('--markdown-format'), 'mdx');
   assert.ok(!args.includes('--anchors-maintain-case'), 'the fixture keeps the default lower-case anchors');
+  // Each doc's permalink, by its path in the docs folder.
+  const permalinks = JSON.parse(fs.readFileSync(arg('--permalinks'), 'utf8'));
+  assert.equal(permalinks['a.md'], '/book/docs/a');
   assert.equal(arg('--title'), 'Fixture book');
   const files = fs.readdirSync(path.join(t.out, 'widget')).sort();
   assert.equal(files.length, 3, files.join(' '));

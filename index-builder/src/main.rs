@@ -158,6 +158,10 @@ struct BookArgs {
     /// The site's `markdown.anchors.maintainCase` is true: anchors keep the heading's case.
     #[arg(long)]
     anchors_maintain_case: bool,
+    /// A JSON object mapping each doc's path in the docs folder to the permalink Docusaurus gave it
+    /// (the plugin writes it); those URLs are used instead of the ones computed from the files.
+    #[arg(long)]
+    permalinks: Option<PathBuf>,
     /// Folder holding model.safetensors and vocab.txt, or a packed model file from `pack-model`
     /// (default: $BOOK_CHAT_MODEL_DIR, else ~/.cache/book-chat/model/...).
     #[arg(long)]
@@ -251,6 +255,7 @@ impl BookArgs {
             docusaurus_version: None,
             markdown_format: docs::MarkdownFormat::Mdx,
             anchors_maintain_case: false,
+            permalinks: None,
             model,
             cache: None,
             no_cache: false,
@@ -278,8 +283,23 @@ impl BookArgs {
         path.with_file_name(format!("{stem}-packed.bin"))
     }
 
-    fn options(&self) -> build::BuildOptions {
-        build::BuildOptions {
+    /// The permalinks file of `--permalinks`, read (empty without it).
+    fn permalinks(&self) -> Result<std::collections::BTreeMap<String, String>> {
+        let Some(path) = &self.permalinks else {
+            return Ok(Default::default());
+        };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading --permalinks {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| {
+            format!(
+                "--permalinks {}: expected a JSON object of doc path -> permalink",
+                path.display()
+            )
+        })
+    }
+
+    fn options(&self) -> Result<build::BuildOptions> {
+        Ok(build::BuildOptions {
             docs: self.docs.clone(),
             read: docs::ReadOptions {
                 route_base_path: self.route_base_path.clone(),
@@ -288,6 +308,7 @@ impl BookArgs {
                 comment_heading_ids: self.docusaurus_version.is_none_or(|v| v >= (3, 10)),
                 markdown_format: self.markdown_format,
                 anchors_maintain_case: self.anchors_maintain_case,
+                permalinks: self.permalinks()?,
             },
             model_dir: model::resolve_model_dir(self.model.as_deref()),
             cache: if self.no_cache {
@@ -306,7 +327,7 @@ impl BookArgs {
             ann_min_chunks: self.ann_min_chunks,
             title: self.title.clone(),
             progress: !self.quiet,
-        }
+        })
     }
 }
 
@@ -327,7 +348,7 @@ fn run(cli: Cli) -> Result<()> {
             out,
             language: lang,
         } => {
-            let opts = book.options();
+            let opts = book.options()?;
             let mut built = build::build(&opts)?;
             book.calibrate(&mut built)?;
             for w in &built.book.warnings {
@@ -413,7 +434,7 @@ fn run(cli: Cli) -> Result<()> {
                     .with_context(|| format!("--book {spec}: expected DOCS=QUESTIONS"))?;
                 let qs = eval::read_questions(std::path::Path::new(questions))?;
                 let args = BookArgs::for_docs(PathBuf::from(docs), model.clone());
-                let mut opts = args.options();
+                let mut opts = args.options()?;
                 // Build the passage vectors whatever the default; each candidate sets its weight.
                 opts.settings.passage_weight = 1.0;
                 let built = build::build(&opts)?;
@@ -482,7 +503,7 @@ fn run(cli: Cli) -> Result<()> {
             misses,
             signals,
         } => {
-            let opts = book.options();
+            let opts = book.options()?;
             let qs = eval::read_questions(&questions)?;
             let mut built = build::build(&opts)?;
             book.calibrate(&mut built)?;

@@ -49,6 +49,11 @@ pub struct ReadOptions {
     pub comment_heading_ids: bool,
     /// Docusaurus' `markdown.anchors.maintainCase`: anchors keep the heading's case.
     pub anchors_maintain_case: bool,
+    /// The permalink Docusaurus gave each doc (relative path in the docs folder → permalink, baseUrl
+    /// included), when the plugin knows them: used instead of the URL computed from the file's
+    /// path, slug and id, so a doc plugin setting the builder does not model (`numberPrefixParser`,
+    /// a plugin rewriting slugs) cannot make a citation point at a page that does not exist.
+    pub permalinks: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for ReadOptions {
@@ -60,6 +65,7 @@ impl Default for ReadOptions {
             markdown_format: MarkdownFormat::Mdx,
             comment_heading_ids: true,
             anchors_maintain_case: false,
+            permalinks: Default::default(),
         }
     }
 }
@@ -191,12 +197,15 @@ pub fn read_page(
             slug,
         },
     })?;
-    let url = route::doc_url(
-        &route.slug,
-        &opts.base_url,
-        &opts.route_base_path,
-        opts.trailing_slash,
-    );
+    let url = match opts.permalinks.get(rel_path) {
+        Some(permalink) => route::permalink_url(permalink, &opts.base_url, opts.trailing_slash),
+        None => route::doc_url(
+            &route.slug,
+            &opts.base_url,
+            &opts.route_base_path,
+            opts.trailing_slash,
+        ),
+    };
 
     let content_title = title::content_title(split.body);
     let base_id = route.id.rsplit('/').next().unwrap_or(&route.id);

@@ -252,9 +252,18 @@ pub fn doc_url(
 ) -> String {
     let base = normalize_url(&[base_url]);
     let version_path = normalize_url(&[&base, route_base_path]);
-    let permalink = normalize_url(&[&version_path, slug]);
-    let base_with_slash = add_trailing_slash(&base);
-    apply_trailing_slash(&permalink, trailing_slash, &base_with_slash)
+    permalink_url(
+        &normalize_url(&[&version_path, slug]),
+        base_url,
+        trailing_slash,
+    )
+}
+
+/// The URL of a doc whose Docusaurus `permalink` is known (baseUrl included): the site's
+/// `trailingSlash` applied to it, as [`doc_url`] does to the permalink it computes.
+pub fn permalink_url(permalink: &str, base_url: &str, trailing_slash: Option<bool>) -> String {
+    let base_with_slash = add_trailing_slash(&normalize_url(&[base_url]));
+    apply_trailing_slash(permalink, trailing_slash, &base_with_slash)
 }
 
 #[cfg(test)]

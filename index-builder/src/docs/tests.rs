@@ -440,3 +440,29 @@ fn html_comment_heading_ids_on_commonmark_pages() {
     // `getHeadingText` drops `html` nodes).
     assert_eq!(anchors(&p), ["html-id", "html-plain-"]);
 }
+
+/// A permalink from Docusaurus wins over the URL computed from the file (here: a site whose
+/// `numberPrefixParser: false` keeps `01-` in the URL), with the site's trailingSlash applied.
+#[test]
+fn known_permalinks_win_over_computed_urls() {
+    let opts = ReadOptions {
+        base_url: "/book/".into(),
+        trailing_slash: Some(true),
+        permalinks: [(
+            "guide/01-setup.md".to_string(),
+            "/book/docs/guide/01-setup".to_string(),
+        )]
+        .into_iter()
+        .collect(),
+        ..ReadOptions::default()
+    };
+    let read = |rel: &str| {
+        read_page(rel, "# T\n\n## A\n\ntext\n", &CategoryLabels::new(), &opts)
+            .unwrap()
+            .0
+            .url
+    };
+    assert_eq!(read("guide/01-setup.md"), "/book/docs/guide/01-setup/");
+    // A doc the map does not name keeps the computed URL.
+    assert_eq!(read("guide/02-other.md"), "/book/docs/guide/other/");
+}
