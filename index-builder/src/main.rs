@@ -159,7 +159,8 @@ struct BookArgs {
     #[arg(long)]
     anchors_maintain_case: bool,
     /// A JSON object mapping each doc's path in the docs folder to the permalink Docusaurus gave it
-    /// (the plugin writes it); those URLs are used instead of the ones computed from the files.
+    /// (the plugin writes it): only those docs are indexed, and their permalinks are cited instead
+    /// of URLs computed from the files.
     #[arg(long)]
     permalinks: Option<PathBuf>,
     /// Folder holding model.safetensors and vocab.txt, or a packed model file from `pack-model`
@@ -283,14 +284,14 @@ impl BookArgs {
         path.with_file_name(format!("{stem}-packed.bin"))
     }
 
-    /// The permalinks file of `--permalinks`, read (empty without it).
-    fn permalinks(&self) -> Result<std::collections::BTreeMap<String, String>> {
+    /// The permalinks file of `--permalinks`, read.
+    fn permalinks(&self) -> Result<Option<std::collections::BTreeMap<String, String>>> {
         let Some(path) = &self.permalinks else {
-            return Ok(Default::default());
+            return Ok(None);
         };
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading --permalinks {}", path.display()))?;
-        serde_json::from_str(&text).with_context(|| {
+        serde_json::from_str(&text).map(Some).with_context(|| {
             format!(
                 "--permalinks {}: expected a JSON object of doc path -> permalink",
                 path.display()

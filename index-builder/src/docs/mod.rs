@@ -49,11 +49,13 @@ pub struct ReadOptions {
     pub comment_heading_ids: bool,
     /// Docusaurus' `markdown.anchors.maintainCase`: anchors keep the heading's case.
     pub anchors_maintain_case: bool,
-    /// The permalink Docusaurus gave each doc (relative path in the docs folder → permalink, baseUrl
-    /// included), when the plugin knows them: used instead of the URL computed from the file's
-    /// path, slug and id, so a doc plugin setting the builder does not model (`numberPrefixParser`,
-    /// a plugin rewriting slugs) cannot make a citation point at a page that does not exist.
-    pub permalinks: std::collections::BTreeMap<String, String>,
+    /// The docs Docusaurus published and the permalink it gave each (relative path in the docs
+    /// folder → permalink, baseUrl included), when the plugin knows them: only those files are
+    /// read (a doc plugin's `include`/`exclude` decide, not this builder's guess), and their
+    /// permalinks are cited instead of URLs computed from the file's path, slug and id, so a
+    /// setting the builder does not model (`numberPrefixParser`, a plugin rewriting slugs)
+    /// cannot make a citation point at a page that does not exist.
+    pub permalinks: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl Default for ReadOptions {
@@ -65,7 +67,7 @@ impl Default for ReadOptions {
             markdown_format: MarkdownFormat::Mdx,
             comment_heading_ids: true,
             anchors_maintain_case: false,
-            permalinks: Default::default(),
+            permalinks: None,
         }
     }
 }
@@ -197,7 +199,7 @@ pub fn read_page(
             slug,
         },
     })?;
-    let url = match opts.permalinks.get(rel_path) {
+    let url = match opts.permalinks.as_ref().and_then(|p| p.get(rel_path)) {
         Some(permalink) => route::permalink_url(permalink, &opts.base_url, opts.trailing_slash),
         None => route::doc_url(
             &route.slug,

@@ -448,12 +448,14 @@ fn known_permalinks_win_over_computed_urls() {
     let opts = ReadOptions {
         base_url: "/book/".into(),
         trailing_slash: Some(true),
-        permalinks: [(
-            "guide/01-setup.md".to_string(),
-            "/book/docs/guide/01-setup".to_string(),
-        )]
-        .into_iter()
-        .collect(),
+        permalinks: Some(
+            [(
+                "guide/01-setup.md".to_string(),
+                "/book/docs/guide/01-setup".to_string(),
+            )]
+            .into_iter()
+            .collect(),
+        ),
         ..ReadOptions::default()
     };
     let read = |rel: &str| {
@@ -465,4 +467,31 @@ fn known_permalinks_win_over_computed_urls() {
     assert_eq!(read("guide/01-setup.md"), "/book/docs/guide/01-setup/");
     // A doc the map does not name keeps the computed URL.
     assert_eq!(read("guide/02-other.md"), "/book/docs/guide/other/");
+}
+
+/// With the plugin's permalinks, exactly the docs Docusaurus published are read: a file its
+/// `include`/`exclude` left out is not indexed (it would be cited as a page that does not exist).
+#[test]
+fn permalinks_name_the_published_docs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.md"), "# A\n\ntext\n").unwrap();
+    std::fs::write(dir.path().join("b.mdx"), "# B\n\ntext\n").unwrap();
+    let opts = ReadOptions {
+        permalinks: Some(
+            [("a.md".to_string(), "/docs/a".to_string())]
+                .into_iter()
+                .collect(),
+        ),
+        ..ReadOptions::default()
+    };
+    let book = read_book(dir.path(), &opts).unwrap();
+    let paths: Vec<&str> = book.pages.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(paths, ["a.md"]);
+    assert_eq!(
+        read_book(dir.path(), &ReadOptions::default())
+            .unwrap()
+            .pages
+            .len(),
+        2
+    );
 }

@@ -57,7 +57,14 @@ pub fn read_book(docs_dir: &Path, opts: &ReadOptions) -> Result<Book, DocsError>
             if let Some(label) = read_category(docs_dir, &rel, &mut warnings)? {
                 categories.insert(rel, label);
             }
-        } else if entry.file_type().is_file() && (rel.ends_with(".md") || rel.ends_with(".mdx")) {
+        } else if entry.file_type().is_file()
+            && (rel.ends_with(".md") || rel.ends_with(".mdx"))
+            && opts
+                .permalinks
+                .as_ref()
+                .is_none_or(|p| p.contains_key(&rel))
+        {
+            // With the plugin's permalinks, exactly the docs Docusaurus published.
             doc_files.push(rel);
         }
     }
