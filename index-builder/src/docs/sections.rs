@@ -426,14 +426,18 @@ impl Builder<'_> {
         let trimmed = value.trim();
         if value.starts_with('#') {
             self.push(&format!("{{{value}}}"));
-        } else if let Some(s) = string_literal(trimmed) {
-            self.push(s);
         } else if let Target::Heading(h) = &mut self.target {
-            // A comment shows nothing but is part of the text Docusaurus slugs.
-            h.raw.push_str(trimmed);
-            if !is_js_comment(trimmed) {
+            // Docusaurus slugs the expression's source as written, spaces inside the braces
+            // included (`mdast-util-to-string`); the page shows a string literal's text and
+            // nothing for a comment.
+            h.raw.push_str(value);
+            if let Some(s) = string_literal(trimmed) {
+                h.shown.push_str(s);
+            } else if !is_js_comment(trimmed) {
                 h.shown.push_str(trimmed);
             }
+        } else if let Some(s) = string_literal(trimmed) {
+            self.push(s);
         }
     }
 }

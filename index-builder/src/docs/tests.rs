@@ -360,7 +360,7 @@ proptest! {
 }
 
 /// Heading comments, against the ids Docusaurus 3.10.2 gave the same headings (a fresh
-/// `create-docusaurus` site built with this page): a trailing `{/* #id */}` is the id; any other
+/// `create-docusaurus` site built with these headings): a trailing `{/* #id */}` is the id; any other
 /// comment is part of the slugged text but never of the shown heading.
 #[test]
 fn heading_comments_as_docusaurus_3_10_reads_them() {
@@ -376,7 +376,9 @@ fn heading_comments_as_docusaurus_3_10_reads_them() {
         ## Plain\ntext\n\
         ## With `code` {/* #code-id */}\ntext\n\
         ## Upper {/* #Mixed_Case.id */}\ntext\n\
-        ## Expr {'literal'} end\ntext\n";
+        ## Expr {'literal'} end\ntext\n\
+        ## Spaced { /* note */ } end\ntext\n\
+        ## Expr { props.x } tail\ntext\n";
     let (p, _) = page("ids.mdx", src);
     assert_eq!(
         anchors(&p),
@@ -393,6 +395,8 @@ fn heading_comments_as_docusaurus_3_10_reads_them() {
             "code-id",
             "Mixed_Case.id",
             "expr-literal-end",
+            "spaced---note---end",
+            "expr--propsx--tail",
         ]
     );
     let shown: Vec<&str> = p
@@ -415,6 +419,8 @@ fn heading_comments_as_docusaurus_3_10_reads_them() {
             "With code",
             "Upper",
             "Expr literal end",
+            "Spaced end",
+            "Expr props.x tail",
         ]
     );
     // Before 3.10 (`--docusaurus-version 3.9.2`), the comment is slugged with the text.
