@@ -12,6 +12,7 @@
 //! Consequence (faithful to Docusaurus): a custom id equal to a generated one produces a
 //! duplicate anchor on the page; `read_page` reports that as a warning.
 
+use super::sections::RawHeading;
 use super::slugger::Slugger;
 
 /// Port of `parseMarkdownHeadingId`: regex `\s*\{#(?<id>(?:.(?!\{#|\}))*.)\}$`.
@@ -61,31 +62,25 @@ pub struct Anchored {
     pub custom: bool,
 }
 
-/// Assign the anchor for the next heading on the page: `raw` is the text Docusaurus slugs,
-/// `shown` the text the page shows, `comment_id` the id of a trailing `{/* #id */}` comment,
-/// used only when `comment_ids` (the site's Docusaurus reads them: 3.10 and later).
-pub fn anchor(
-    slugger: &mut Slugger,
-    raw: &str,
-    shown: &str,
-    comment_id: Option<&str>,
-    comment_ids: bool,
-) -> Anchored {
+/// Assign the anchor for the next heading on the page: Docusaurus slugs `heading.raw`, the page
+/// shows `heading.shown`; a trailing `{/* #id */}` comment's id is used only when `comment_ids`
+/// (the site's Docusaurus reads them: 3.10 and later).
+pub fn anchor(slugger: &mut Slugger, heading: &RawHeading, comment_ids: bool) -> Anchored {
     let collapse = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-    if let Some(id) = comment_id.filter(|_| comment_ids) {
+    if let Some(id) = heading.comment_id.as_deref().filter(|_| comment_ids) {
         return Anchored {
-            text: collapse(shown),
+            text: collapse(&heading.shown),
             anchor: id.to_string(),
             custom: true,
         };
     }
-    let (_, custom) = parse_heading_id(raw);
+    let (_, custom) = parse_heading_id(&heading.raw);
     let anchor = match custom {
         Some(id) => id.to_string(),
-        None => slugger.slug(raw),
+        None => slugger.slug(&heading.raw),
     };
     Anchored {
-        text: collapse(parse_heading_id(shown).0),
+        text: collapse(parse_heading_id(&heading.shown).0),
         anchor,
         custom: custom.is_some(),
     }
@@ -127,7 +122,13 @@ mod tests {
 
     /// A heading without comments: the same text slugged and shown.
     fn anchor_of(s: &mut Slugger, raw: &str) -> Anchored {
-        anchor(s, raw, raw, None, true)
+        let heading = RawHeading {
+            level: 2,
+            raw: raw.to_string(),
+            shown: raw.to_string(),
+            comment_id: None,
+        };
+        anchor(s, &heading, true)
     }
 
     #[test]

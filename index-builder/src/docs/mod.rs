@@ -275,13 +275,7 @@ fn build_sections(
     let mut slugger = Slugger::maintaining_case(opts.anchors_maintain_case);
     let mut seen = std::collections::HashSet::new();
     if let Some(h) = &parsed.title_heading {
-        let a = anchors::anchor(
-            &mut slugger,
-            &h.raw,
-            &h.shown,
-            h.comment_id.as_deref(),
-            comment_ids,
-        );
+        let a = anchors::anchor(&mut slugger, h, comment_ids);
         seen.insert(a.anchor);
     }
     let mut stack: Vec<(u8, String)> = Vec::new();
@@ -301,13 +295,7 @@ fn build_sections(
                 }
             }
             Some(h) => {
-                let a = anchors::anchor(
-                    &mut slugger,
-                    &h.raw,
-                    &h.shown,
-                    h.comment_id.as_deref(),
-                    comment_ids,
-                );
+                let a = anchors::anchor(&mut slugger, &h, comment_ids);
                 if !seen.insert(a.anchor.clone()) {
                     warnings.push(Warning::new(
                         rel_path,
