@@ -197,6 +197,21 @@ fn sensitivity(
     let (hb, _) = mean(&base, &held_out, &held_exact);
     let (qb, qmin) = mean(&base, sentences, exact);
     eprintln!("sensitivity: {} held-out paragraphs; base held-out mean {hb:.4}, questions mean {qb:.4} min {qmin:.4}", held_out.len());
+    // Each layer's row steps 1/0.7 times as coarse: what a bit buys in each layer.
+    for i in 0..base.layers.len().min(6) {
+        let mut coarse = d;
+        coarse.layer_precision[i] = (coarse.layer_precision[i] as f32 * 0.7).round() as u8;
+        let e = f32_encoder.quantized_with(keep, &coarse, ranges);
+        let saved = base.to_bytes().unwrap().len() as f64 - e.to_bytes().unwrap().len() as f64;
+        let (h, _) = mean(&e, &held_out, &held_exact);
+        let (q, qm) = mean(&e, sentences, exact);
+        eprintln!(
+            "sensitivity layer {i} row steps x1/0.7: {:.0} kB smaller, held-out mean {:+.5}, questions mean {:+.5} min {qm:.4}",
+            saved / 1e3,
+            h - hb,
+            q - qb
+        );
+    }
     for (kind, k, bits) in [("ff_out", 5usize, 4u8), ("attn_out", 3, 4), ("ff_in", 4, 3)] {
         let mut low_plan = d;
         low_plan.bits[k] = bits;
@@ -322,11 +337,17 @@ fn quantization_plans_size_and_fidelity() {
                     p.push(d.word_precision);
                     p
                 });
+            // A field `layer=85.80.80.85.85.140`: per layer, the row-step precisions in percent
+            // (`QuantPlan::layer_precision`); absent: the default's.
+            let layer: Option<Vec<u8>> = one
+                .split(',')
+                .find_map(|v| v.trim().strip_prefix("layer="))
+                .map(|f| f.split('.').map(|n| n.parse().unwrap()).collect());
             let n: Vec<u32> = one
                 .split(',')
                 .filter(|v| {
                     let v = v.trim();
-                    !v.starts_with("fit=") && !v.starts_with("prec=")
+                    !v.starts_with("fit=") && !v.starts_with("prec=") && !v.starts_with("layer=")
                 })
                 .map(|v| v.trim().parse().unwrap())
                 .collect();
@@ -345,6 +366,8 @@ fn quantization_plans_size_and_fidelity() {
                     layer_group: n[6] as usize,
                     word_bits: n[7] as u8,
                     word_group: n[8] as usize,
+                    layer_precision: layer
+                        .map_or(d.layer_precision, |l| std::array::from_fn(|i| l[i])),
                     ..d
                 },
             ));
