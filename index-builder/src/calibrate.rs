@@ -76,21 +76,21 @@ impl Default for Calibration {
     /// refits that leave the measured book out.
     fn default() -> Self {
         Self {
-            coverage_weight: 0.3,
+            coverage_weight: 0.0,
             unseen_penalty: 0.3,
             common_weight: 0.0,
             neg_quantile: 0.5,
             pos_quantile: 0.0,
             neg_weight: 0.0,
             mix: 0.0,
-            offset: 0.46,
+            offset: 0.4,
             bm25_neg_quantile: 0.5,
             bm25_pos_quantile: 0.0,
             bm25_neg_weight: 0.0,
             bm25_mix: 0.0,
-            bm25_offset: 0.2,
+            bm25_offset: 0.16,
             words_offset: 0.0,
-            min_cosine: 0.2,
+            min_cosine: 0.25,
         }
     }
 }
@@ -546,20 +546,51 @@ fn fit_phase(
                 )
             })
             .collect();
-        for rule in rules {
-            let score: f32 = scored
-                .iter()
-                .map(|s| {
-                    let (o, a) = s.rates(rule, hybrid);
-                    objective(o, a) - BOOK_DEPENDENCE_COST * (rule.neg_weight + rule.mix)
-                })
-                .sum();
+        let scores: Vec<f32> = rules
+            .iter()
+            .map(|rule| {
+                scored
+                    .iter()
+                    .map(|s| {
+                        let (o, a) = s.rates(rule, hybrid);
+                        objective(o, a) - BOOK_DEPENDENCE_COST * (rule.neg_weight + rule.mix)
+                    })
+                    .sum()
+            })
+            .collect();
+        for (i, rule) in rules.iter().enumerate() {
+            let score = plateau_score(rules, &scores, i);
             if score > best.2 {
                 best = (w, *rule, score);
             }
         }
     }
     best
+}
+
+/// Offsets on each side of a rule's own that its score is averaged over (grid steps of 0.02).
+const PLATEAU_STEPS: usize = 2;
+
+/// The mean score of rule `i` and of the rules that differ from it only by an offset at most
+/// [`PLATEAU_STEPS`] grid steps away. A few dozen labelled questions a book make the score a
+/// staircase: its single best step is often a narrow ledge next to a cliff (one more answerable
+/// question refused past 8 %), which a new book, or a slightly different encoder, falls off. The
+/// mean prefers thresholds in the middle of a broad good region.
+fn plateau_score(rules: &[Rule], scores: &[f32], i: usize) -> f32 {
+    let same_family = |j: usize| {
+        let (a, b) = (&rules[i], &rules[j]);
+        a.neg_quantile == b.neg_quantile
+            && a.pos_quantile == b.pos_quantile
+            && a.neg_weight == b.neg_weight
+            && a.mix == b.mix
+    };
+    let lo = i.saturating_sub(PLATEAU_STEPS);
+    let hi = (i + PLATEAU_STEPS).min(rules.len() - 1);
+    let near: Vec<f32> = (lo..=hi)
+        .filter(|&j| same_family(j))
+        .map(|j| scores[j])
+        .collect();
+    near.iter().sum::<f32>() / near.len() as f32
 }
 
 /// Fits the global parameters on `books` (grid search): most out-of-scope questions refused while
@@ -796,5 +827,35 @@ mod tests {
             ..sig(0.6)
         };
         assert!((off_topic.relevance(0.0, (0.2, 0.0)) - (0.6 - 0.2 * 2.0)).abs() < 1e-5);
+    }
+    #[test]
+    fn the_plateau_beats_a_narrow_ledge_next_to_a_cliff() {
+        let rule = |neg_weight: f32, offset: f32| Rule {
+            neg_quantile: 0.5,
+            pos_quantile: 0.0,
+            neg_weight,
+            mix: 0.0,
+            offset,
+        };
+        // One family: a ledge at index 2 (the single best score) between cliffs, a broad
+        // plateau a little lower at 6..=10; then a second family whose first rule must not
+        // average with the first family's last.
+        let mut rules: Vec<Rule> = (0..12).map(|i| rule(0.0, i as f32 * 0.02)).collect();
+        rules.push(rule(0.5, 0.0));
+        let scores = [
+            -1.0, -1.0, 2.0, -1.0, -1.0, 0.0, 1.8, 1.8, 1.8, 1.8, 1.8, 0.0, 5.0,
+        ];
+        let best = (0..11)
+            .max_by(|&a, &b| {
+                plateau_score(&rules, &scores, a).total_cmp(&plateau_score(&rules, &scores, b))
+            })
+            .unwrap();
+        assert_eq!(best, 8, "the middle of the plateau, not the ledge at 2");
+        assert!(
+            (plateau_score(&rules, &scores, 2) - (-1.0 - 1.0 + 2.0 - 1.0 - 1.0) / 5.0).abs() < 1e-6
+        );
+        // Near the end of a family only its own rules count.
+        assert!((plateau_score(&rules, &scores, 11) - (1.8 + 1.8 + 0.0) / 3.0).abs() < 1e-6);
+        assert_eq!(plateau_score(&rules, &scores, 12), 5.0);
     }
 }
