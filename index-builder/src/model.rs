@@ -92,6 +92,7 @@ pub fn encoder_from_safetensors(bytes: &[u8], vocab_text: String) -> Result<Enco
         vocab_text,
         words,
         positions,
+        position_codes: None,
         token_type,
         embed_norm,
         layers,

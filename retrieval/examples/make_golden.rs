@@ -104,6 +104,7 @@ fn tiny_encoder() -> Result<Encoder, Box<dyn std::error::Error>> {
         config,
         words: WordEmbeddings::F32(rng.vec(tokenizer.vocab_len() * h, 1.0)),
         positions: rng.vec(config.max_positions * h, 0.1),
+        position_codes: None,
         token_type: rng.vec(h, 0.05),
         embed_norm,
         layers: vec![layer],

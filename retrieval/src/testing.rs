@@ -255,6 +255,7 @@ pub fn encoder_f32() -> Encoder {
         vocab_text,
         words,
         positions,
+        position_codes: None,
         token_type,
         embed_norm: norm(),
         layers,

@@ -40,6 +40,13 @@ const V4: Golden = Golden {
     expected: include_str!("golden/v4/expected.json"),
 };
 
+const V5: Golden = Golden {
+    index: include_bytes!("golden/v5/index.bin"),
+    chunks: include_bytes!("golden/v5/chunks.bin"),
+    encoder: include_bytes!("golden/v5/encoder.bin"),
+    expected: include_str!("golden/v5/expected.json"),
+};
+
 fn check(g: &Golden) {
     let expected: Value = serde_json::from_str(g.expected).unwrap();
     let dim = expected["dim"].as_u64().unwrap() as usize;
@@ -116,4 +123,16 @@ fn version_4_assets_load_and_give_the_recorded_results() {
     // Written again, it is the same file.
     assert_eq!(encoder.to_bytes().unwrap(), V4.encoder);
     check(&V4);
+}
+
+#[test]
+fn version_5_assets_load_and_give_the_recorded_results() {
+    // Encoder file version 5: positions as 8-bit codes with one step a row, biases, norms and the
+    // token type as bf16 values; index and texts as the writers of the day wrote them.
+    assert_eq!(u32::from_le_bytes(V5.encoder[8..12].try_into().unwrap()), 5);
+    let encoder = Encoder::from_bytes(V5.encoder).unwrap();
+    assert!(encoder.position_codes.is_some());
+    // Written again, it is the same file.
+    assert_eq!(encoder.to_bytes().unwrap(), V5.encoder);
+    check(&V5);
 }

@@ -1,8 +1,9 @@
 //! `encoder.bin`: the shipped quantized encoder (see `FORMAT.md`, section "Encoder file").
-//! Version 4 (version 3 with a codebook per matrix) is written when a matrix has a fitted
-//! codebook, version 3 (version 2 with each matrix's codes one a byte, entropy-coded) otherwise;
-//! versions 2 (grouped low-bit layers and word table, codes bit-packed, bf16 positions) and 1
-//! (int8 layers, 4-bit word table) are still read.
+//! Version 5 (version 4 with 8-bit positions and bf16 biases, norms and token type) is written
+//! for every encoder `Encoder::quantized_with` makes; versions 4 (version 3 with a codebook per
+//! matrix), 3 (version 2 with each matrix's codes one a byte, entropy-coded), 2 (grouped low-bit
+//! layers and word table, codes bit-packed, bf16 positions) and 1 (int8 layers, 4-bit word table)
+//! are still read, and 4 or 3 written for an encoder whose positions are bf16 values.
 
 use super::grouped::{from_bf16, to_bf16, ByteCodes, Grid, Grouped};
 use super::{Encoder, EncoderConfig, Layer, LayerNorm, Linear, WordEmbeddings, MODEL_ID};
@@ -12,11 +13,10 @@ use crate::tokenizer::WordPiece;
 
 /// First bytes of an encoder file.
 pub const ENCODER_MAGIC: &[u8; 8] = b"BKCHENC\0";
-/// The newest encoder file version this build writes; an encoder without fitted codebooks is
-/// written as version 3 ([`Encoder::file_version`]).
-pub const ENCODER_VERSION: u32 = 4;
+/// The newest encoder file version this build writes ([`Encoder::file_version`]).
+pub const ENCODER_VERSION: u32 = 5;
 /// Every version this build reads.
-const READS: [u32; 4] = [1, 2, 3, ENCODER_VERSION];
+const READS: [u32; 5] = [1, 2, 3, 4, ENCODER_VERSION];
 /// Largest inflated code section: one matrix's codes, one a byte.
 const MAX_CODES: usize = 256 << 20;
 /// Encodings the writer tries for an int8 layer, smallest first: (bits, group). The first that
@@ -52,10 +52,14 @@ impl Encoder {
         Ok(out.finish())
     }
 
-    /// The version [`Encoder::to_bytes`] writes: the oldest that holds this encoder, so that a
-    /// plan without fitted codebooks ships the same bytes as before version 4 existed (version 3),
-    /// and one with them version 4.
+    /// The version [`Encoder::to_bytes`] writes: the oldest that holds this encoder. Version 5
+    /// when the positions are 8-bit codes (every encoder `quantized_with` makes); otherwise 4 when
+    /// a matrix has a fitted codebook and 3 when none has, so that such an encoder ships the same
+    /// bytes as before those versions existed.
     pub fn file_version(&self) -> u32 {
+        if self.position_codes.is_some() {
+            return ENCODER_VERSION;
+        }
         let fitted_words = matches!(&self.words, WordEmbeddings::Grouped { table, .. } if !table.levels.is_empty());
         let fitted_layer = self.layers.iter().any(|l| {
             [&l.query, &l.key, &l.value, &l.attn_out, &l.ff_in, &l.ff_out]
@@ -63,7 +67,7 @@ impl Encoder {
                 .any(|lin| matches!(lin, Linear::I8 { levels, .. } if !levels.is_empty()))
         });
         if fitted_words || fitted_layer {
-            ENCODER_VERSION
+            4
         } else {
             3
         }
@@ -91,18 +95,15 @@ impl Encoder {
             }
             WordEmbeddings::F32(_) | WordEmbeddings::Q4 { .. } => return Err(not_quantized()),
         }
-        let positions: Vec<u16> = self.positions.iter().map(|&v| to_bf16(v)).collect();
-        if positions
-            .iter()
-            .zip(&self.positions)
-            .any(|(&b, &v)| from_bf16(b) != v)
-        {
-            return Err(not_quantized());
+        match (&self.position_codes, parts.version >= 5) {
+            (Some(codes), true) => write_matrix(&mut parts, "positions", codes),
+            _ => {
+                parts.w.u16s(&bf16_bits(&self.positions)?);
+                parts.cut("positions");
+            }
         }
-        parts.w.u16s(&positions);
-        parts.cut("positions");
-        parts.w.f32s(&self.token_type);
-        write_norm(&mut parts.w, &self.embed_norm);
+        write_floats(&mut parts.w, &self.token_type, parts.version)?;
+        write_norm(&mut parts.w, &self.embed_norm, parts.version)?;
         parts.cut("norms");
         for l in &self.layers {
             for (name, lin) in [
@@ -113,11 +114,11 @@ impl Encoder {
             ] {
                 write_linear(&mut parts, name, lin)?;
             }
-            write_norm(&mut parts.w, &l.attn_norm);
+            write_norm(&mut parts.w, &l.attn_norm, parts.version)?;
             parts.cut("norms");
             write_linear(&mut parts, "ff_in", &l.ff_in)?;
             write_linear(&mut parts, "ff_out", &l.ff_out)?;
-            write_norm(&mut parts.w, &l.ff_norm);
+            write_norm(&mut parts.w, &l.ff_norm, parts.version)?;
             parts.cut("norms");
         }
         Ok(parts.done)
@@ -154,27 +155,28 @@ impl Encoder {
         let tokenizer =
             WordPiece::from_vocab_text(&vocab_text).map_err(|e| corrupt(e.to_string()))?;
         let row_of = r.u16s()?;
-        let (words, positions) = if version == 1 {
-            (read_words_v1(&mut r, row_of, &tokenizer, h)?, r.f32s()?)
+        let (words, positions, position_codes) = if version == 1 {
+            (
+                read_words_v1(&mut r, row_of, &tokenizer, h)?,
+                r.f32s()?,
+                None,
+            )
         } else {
             let table = read_matrix(&mut r, version)?.into_grouped();
             if table.cols != h {
                 return Err(corrupt("word embedding table has the wrong width".into()));
             }
             check_row_of(&row_of, table.rows, &tokenizer)?;
-            let positions = r.u16s()?.into_iter().map(from_bf16).collect::<Vec<_>>();
-            if positions.iter().any(|v| !v.is_finite()) {
-                return Err(AssetError::NotFinite { what: WHAT });
-            }
-            (WordEmbeddings::Grouped { row_of, table }, positions)
+            let (positions, codes) = read_positions(&mut r, version, config.max_positions, h)?;
+            (WordEmbeddings::Grouped { row_of, table }, positions, codes)
         };
-        let token_type = r.f32s()?;
+        let token_type = read_floats(&mut r, version)?;
         if positions.len() != config.max_positions * h || token_type.len() != h {
             return Err(corrupt(
                 "position or token type embeddings have the wrong size".into(),
             ));
         }
-        let embed_norm = read_norm(&mut r, h)?;
+        let embed_norm = read_norm(&mut r, h, version)?;
         let mut layers = Vec::with_capacity(config.layers);
         for _ in 0..config.layers {
             let read_linear = |r: &mut Reader, out, inp| {
@@ -188,10 +190,10 @@ impl Encoder {
             let key = read_linear(&mut r, h, h)?;
             let value = read_linear(&mut r, h, h)?;
             let attn_out = read_linear(&mut r, h, h)?;
-            let attn_norm = read_norm(&mut r, h)?;
+            let attn_norm = read_norm(&mut r, h, version)?;
             let ff_in = read_linear(&mut r, config.intermediate, h)?;
             let ff_out = read_linear(&mut r, h, config.intermediate)?;
-            let ff_norm = read_norm(&mut r, h)?;
+            let ff_norm = read_norm(&mut r, h, version)?;
             layers.push(Layer {
                 query,
                 key,
@@ -212,11 +214,39 @@ impl Encoder {
             vocab_text,
             words,
             positions,
+            position_codes,
             token_type,
             embed_norm,
             layers,
         })
     }
+}
+
+/// The position table of version 2 and later: bf16 values, or from version 5 a matrix of 8-bit
+/// codes (returned too, to write it again).
+fn read_positions(
+    r: &mut Reader,
+    version: u32,
+    rows: usize,
+    h: usize,
+) -> Result<(Vec<f32>, Option<Grouped>), AssetError> {
+    let (positions, codes) = if version >= 5 {
+        let codes = read_matrix(r, version)?.into_grouped();
+        if codes.rows != rows || codes.cols != h {
+            return Err(corrupt("position embeddings have the wrong size".into()));
+        }
+        let mut positions = vec![0f32; rows * h];
+        for (i, row) in positions.chunks_exact_mut(h).enumerate() {
+            codes.row_into(i, row);
+        }
+        (positions, Some(codes))
+    } else {
+        (r.u16s()?.into_iter().map(from_bf16).collect(), None)
+    };
+    if positions.iter().any(|v| !v.is_finite()) {
+        return Err(AssetError::NotFinite { what: WHAT });
+    }
+    Ok((positions, codes))
 }
 
 /// Version-1 word table: 4-bit codes with one f32 scale per 64 values.
@@ -296,6 +326,13 @@ fn write_matrix(p: &mut Parts, name: &'static str, m: &Grouped) {
 fn part_names(name: &str) -> [&'static str; 5] {
     match name {
         "words" => ["words.codes", "words.mults", "words.scales", "", ""],
+        "positions" => [
+            "positions.codes",
+            "positions.mults",
+            "positions.scales",
+            "",
+            "",
+        ],
         "query" => [
             "query.codes",
             "query.mults",
@@ -467,7 +504,7 @@ fn write_linear(p: &mut Parts, name: &'static str, l: &Linear) -> Result<(), Ass
             }
             p.w.u16s(&smooth_bits);
             p.cut(names[3]);
-            p.w.f32s(b);
+            write_floats(&mut p.w, b, p.version)?;
             p.cut(names[4]);
             Ok(())
         }
@@ -475,7 +512,8 @@ fn write_linear(p: &mut Parts, name: &'static str, l: &Linear) -> Result<(), Ass
     }
 }
 
-/// A version-2 or -3 layer (they differ only in how a matrix stores its codes).
+/// A layer of version 2 to 5 (they differ in how a matrix stores its codes, and version 5 stores
+/// the bias as bf16 values).
 fn read_linear_v2(
     r: &mut Reader,
     version: u32,
@@ -484,7 +522,7 @@ fn read_linear_v2(
 ) -> Result<Linear, AssetError> {
     let m = read_matrix(r, version)?;
     let smooth: Vec<f32> = r.u16s()?.into_iter().map(from_bf16).collect();
-    let b = r.f32s()?;
+    let b = read_floats(r, version)?;
     if !(smooth.is_empty() || smooth.len() == inp)
         || smooth.iter().any(|s| !(s.is_finite() && *s > 0.0))
     {
@@ -535,18 +573,49 @@ fn read_linear_v1(r: &mut Reader, out: usize, inp: usize) -> Result<Linear, Asse
     })
 }
 
-fn write_norm(w: &mut Writer, n: &LayerNorm) {
-    w.f32s(&n.gamma);
-    w.f32s(&n.beta);
+fn write_norm(w: &mut Writer, n: &LayerNorm, version: u32) -> Result<(), AssetError> {
+    write_floats(w, &n.gamma, version)?;
+    write_floats(w, &n.beta, version)
 }
 
-fn read_norm(r: &mut Reader, h: usize) -> Result<LayerNorm, AssetError> {
-    let gamma = r.f32s()?;
-    let beta = r.f32s()?;
+fn read_norm(r: &mut Reader, h: usize, version: u32) -> Result<LayerNorm, AssetError> {
+    let gamma = read_floats(r, version)?;
+    let beta = read_floats(r, version)?;
     if gamma.len() != h || beta.len() != h {
         return Err(corrupt("layer norm has the wrong size".into()));
     }
     Ok(LayerNorm { gamma, beta })
+}
+
+/// The bf16 bits of `values`, which must all be bf16 values (made by `quantized_with`).
+fn bf16_bits(values: &[f32]) -> Result<Vec<u16>, AssetError> {
+    let bits: Vec<u16> = values.iter().map(|&v| to_bf16(v)).collect();
+    if bits.iter().zip(values).any(|(&b, &v)| from_bf16(b) != v) {
+        return Err(not_quantized());
+    }
+    Ok(bits)
+}
+
+/// A vector of biases, norms or the token type: bf16 from version 5 on, f32 before.
+fn write_floats(w: &mut Writer, values: &[f32], version: u32) -> Result<(), AssetError> {
+    if version >= 5 {
+        w.u16s(&bf16_bits(values)?);
+    } else {
+        w.f32s(values);
+    }
+    Ok(())
+}
+
+/// Reads what [`write_floats`] wrote.
+fn read_floats(r: &mut Reader, version: u32) -> Result<Vec<f32>, AssetError> {
+    if version < 5 {
+        return r.f32s();
+    }
+    let values: Vec<f32> = r.u16s()?.into_iter().map(from_bf16).collect();
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(AssetError::NotFinite { what: WHAT });
+    }
+    Ok(values)
 }
 
 fn corrupt(reason: String) -> AssetError {
@@ -557,5 +626,57 @@ fn not_quantized() -> AssetError {
     AssetError::Corrupt {
         what: WHAT,
         reason: "only a quantized encoder can be written".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing;
+
+    #[test]
+    fn a_quantized_encoder_is_written_as_version_5_and_read_back_the_same() {
+        let enc = testing::encoder();
+        assert!(enc.position_codes.is_some());
+        let bytes = enc.to_bytes().unwrap();
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 5);
+        let back = Encoder::from_bytes(&bytes).unwrap();
+        assert_eq!(back.position_codes, enc.position_codes);
+        assert_eq!(back.positions, enc.positions);
+        assert_eq!(back.token_type, enc.token_type);
+        assert_eq!(back.layers[0].ff_norm.gamma, enc.layers[0].ff_norm.gamma);
+        for q in ["hello robot", "how do joints move", ""] {
+            assert_eq!(back.encode(q), enc.encode(q));
+        }
+        assert_eq!(back.to_bytes().unwrap(), bytes);
+    }
+
+    #[test]
+    fn version_5_refuses_values_it_cannot_hold() {
+        // A bias that is not a bf16 value would be silently changed by the file: an error instead.
+        let mut enc = testing::encoder();
+        if let Linear::I8 { b, .. } = &mut enc.layers[0].query {
+            b[0] = 1.0 + f32::EPSILON;
+        }
+        assert!(enc.to_bytes().is_err());
+        // Without 8-bit codes, positions must be bf16 values (versions 3 and 4).
+        let mut enc = testing::encoder();
+        enc.position_codes = None;
+        enc.positions[0] = 1.0 + f32::EPSILON;
+        assert!(enc.to_bytes().is_err());
+    }
+
+    #[test]
+    fn version_5_positions_of_the_wrong_shape_are_corrupt() {
+        let mut enc = testing::encoder();
+        let h = enc.config.hidden;
+        // One position row fewer than the header says.
+        if let Some(codes) = &mut enc.position_codes {
+            let rows = codes.rows - 1;
+            let (q, s) = codes.to_i8();
+            *codes = Grouped::from_i8(&q[..rows * h], &s[..rows], h, 8, h).unwrap();
+        }
+        let err = Encoder::from_bytes(&enc.to_bytes().unwrap()).unwrap_err();
+        assert!(err.to_string().contains("position"), "{err}");
     }
 }

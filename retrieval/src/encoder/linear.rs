@@ -51,6 +51,16 @@ impl Linear {
         }
     }
 
+    /// The same layer with its bias rounded to bf16 values, as the shipped file (version 5)
+    /// stores it.
+    pub fn with_bf16_bias(&self) -> Linear {
+        let mut out = self.clone();
+        match &mut out {
+            Linear::F32 { b, .. } | Linear::I8 { b, .. } => *b = super::bf16_values(b),
+        }
+        out
+    }
+
     /// Quantizes f32 weights to int8 (per output row); int8 layers are returned as they are.
     pub fn quantized(&self) -> Linear {
         match self {

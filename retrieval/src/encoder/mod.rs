@@ -79,6 +79,45 @@ pub struct LayerNorm {
 }
 
 impl LayerNorm {
+    /// Both vectors rounded to bf16 values, as the shipped file (version 5) stores them.
+    pub fn to_bf16(&self) -> LayerNorm {
+        LayerNorm {
+            gamma: bf16_values(&self.gamma),
+            beta: bf16_values(&self.beta),
+        }
+    }
+}
+
+/// `values` rounded to the nearest bf16 values: the shipped encoder's biases, norms and token
+/// type vector (0.3 % relative error at most, below what the int8 weights already cost; 0.04 MB
+/// less per file than f32, `retrieval/FORMAT.md`).
+pub(crate) fn bf16_values(values: &[f32]) -> Vec<f32> {
+    values
+        .iter()
+        .map(|&v| grouped::from_bf16(grouped::to_bf16(v)))
+        .collect()
+}
+
+/// The position table rounded to 8-bit codes with one step a row (the row's largest |value| over
+/// 127, a bf16 value): the values to compute with and the codes to write. Half the bytes of bf16
+/// values at the same fidelity (`retrieval/FORMAT.md`).
+fn quantized_positions(positions: &[f32], h: usize) -> (Vec<f32>, Option<Grouped>) {
+    let grid = grouped::Grid::Uniform(8);
+    let (q, scales) = grouped::quantize_rows_grid(positions, h, &grid, h, None);
+    match Grouped::from_i8(&q, &scales, h, 8, h) {
+        Some(codes) => {
+            let mut values = vec![0f32; positions.len()];
+            for (r, row) in values.chunks_exact_mut(h).enumerate() {
+                codes.row_into(r, row);
+            }
+            (values, Some(codes))
+        }
+        // Not reached (any int8 matrix packs at 8 bits): keep bf16 values, as version 3 does.
+        None => (bf16_values(positions), None),
+    }
+}
+
+impl LayerNorm {
     fn apply(&self, x: &mut [f32]) {
         let h = self.gamma.len();
         for row in x.chunks_exact_mut(h) {
@@ -343,6 +382,9 @@ pub struct Encoder {
     pub words: WordEmbeddings,
     /// Position embeddings (max_positions × hidden).
     pub positions: Vec<f32>,
+    /// The 8-bit codes (one step a row) `positions` were rounded to, when they were
+    /// ([`Encoder::quantized_with`]; file version 5 stores them); `None`: bf16 or exact values.
+    pub position_codes: Option<Grouped>,
     /// Token type 0 embedding (single-sentence input).
     pub token_type: Vec<f32>,
     /// Normalization of the summed word, position and token-type embeddings.
@@ -657,8 +699,9 @@ impl Encoder {
     }
 
     /// The shipped form: grouped low-bit layers held as int8, word embeddings kept only for
-    /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, and the position
-    /// table rounded to bf16 and cut to [`MAX_TOKENS`]. Exactly what `from_bytes(to_bytes())` gives.
+    /// `keep[id] == true` (plus the special tokens) as a grouped low-bit table, the position
+    /// table cut to [`QUESTION_TOKENS`] and rounded to 8-bit codes with one step a row, and biases,
+    /// norms and the token type rounded to bf16 values. Exactly what `from_bytes(to_bytes())` gives.
     /// With `ranges` (from [`Encoder::input_ranges`] on text like the questions to come), each
     /// layer's input columns are balanced against its weights first (SmoothQuant), so that the
     /// few columns with large activations do not carry most of the rounding error.
@@ -717,17 +760,19 @@ impl Encoder {
             .iter()
             .zip(done.chunks_exact(6))
             .map(|(l, m)| Layer {
-                query: m[0].clone(),
-                key: m[1].clone(),
-                value: m[2].clone(),
-                attn_out: m[3].clone(),
-                attn_norm: l.attn_norm.clone(),
-                ff_in: m[4].clone(),
-                ff_out: m[5].clone(),
-                ff_norm: l.ff_norm.clone(),
+                query: m[0].with_bf16_bias(),
+                key: m[1].with_bf16_bias(),
+                value: m[2].with_bf16_bias(),
+                attn_out: m[3].with_bf16_bias(),
+                attn_norm: l.attn_norm.to_bf16(),
+                ff_in: m[4].with_bf16_bias(),
+                ff_out: m[5].with_bf16_bias(),
+                ff_norm: l.ff_norm.to_bf16(),
             })
             .collect();
         let positions_kept = QUESTION_TOKENS.min(self.config.max_positions);
+        let (positions, position_codes) =
+            quantized_positions(&self.positions[..positions_kept * h], h);
         Encoder {
             config: EncoderConfig {
                 max_positions: positions_kept,
@@ -736,12 +781,10 @@ impl Encoder {
             tokenizer: self.tokenizer.clone(),
             vocab_text: self.vocab_text.clone(),
             words,
-            positions: self.positions[..positions_kept * h]
-                .iter()
-                .map(|&v| grouped::from_bf16(grouped::to_bf16(v)))
-                .collect(),
-            token_type: self.token_type.clone(),
-            embed_norm: self.embed_norm.clone(),
+            positions,
+            position_codes,
+            token_type: bf16_values(&self.token_type),
+            embed_norm: self.embed_norm.to_bf16(),
             layers,
         }
     }
