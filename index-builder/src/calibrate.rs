@@ -586,11 +586,10 @@ fn plateau_score(rules: &[Rule], scores: &[f32], i: usize) -> f32 {
     };
     let lo = i.saturating_sub(PLATEAU_STEPS);
     let hi = (i + PLATEAU_STEPS).min(rules.len() - 1);
-    let near: Vec<f32> = (lo..=hi)
+    let (sum, n) = (lo..=hi)
         .filter(|&j| same_family(j))
-        .map(|j| scores[j])
-        .collect();
-    near.iter().sum::<f32>() / near.len() as f32
+        .fold((0.0, 0), |(sum, n), j| (sum + scores[j], n + 1));
+    sum / n as f32
 }
 
 /// Fits the global parameters on `books` (grid search): most out-of-scope questions refused while
@@ -828,6 +827,7 @@ mod tests {
         };
         assert!((off_topic.relevance(0.0, (0.2, 0.0)) - (0.6 - 0.2 * 2.0)).abs() < 1e-5);
     }
+
     #[test]
     fn the_plateau_beats_a_narrow_ledge_next_to_a_cliff() {
         let rule = |neg_weight: f32, offset: f32| Rule {

@@ -198,11 +198,12 @@ fn sensitivity(
     let (qb, qmin) = mean(&base, sentences, exact);
     eprintln!("sensitivity: {} held-out paragraphs; base held-out mean {hb:.4}, questions mean {qb:.4} min {qmin:.4}", held_out.len());
     // Each layer's row steps 1/0.7 times as coarse: what a bit buys in each layer.
+    let base_bytes = base.to_bytes().unwrap().len() as f64;
     for i in 0..base.layers.len().min(6) {
         let mut coarse = d;
         coarse.layer_precision[i] = (coarse.layer_precision[i] as f32 * 0.7).round() as u8;
         let e = f32_encoder.quantized_with(keep, &coarse, ranges);
-        let saved = base.to_bytes().unwrap().len() as f64 - e.to_bytes().unwrap().len() as f64;
+        let saved = base_bytes - e.to_bytes().unwrap().len() as f64;
         let (h, _) = mean(&e, &held_out, &held_exact);
         let (q, qm) = mean(&e, sentences, exact);
         eprintln!(

@@ -95,9 +95,10 @@ impl Encoder {
             }
             WordEmbeddings::F32(_) | WordEmbeddings::Q4 { .. } => return Err(not_quantized()),
         }
-        match (&self.position_codes, parts.version >= 5) {
-            (Some(codes), true) => write_matrix(&mut parts, "positions", codes),
-            _ => {
+        // Codes make the version 5 (`file_version`); without them, bf16 values.
+        match &self.position_codes {
+            Some(codes) => write_matrix(&mut parts, "positions", codes),
+            None => {
                 parts.w.u16s(&bf16_bits(&self.positions)?);
                 parts.cut("positions");
             }
@@ -235,11 +236,7 @@ fn read_positions(
         if codes.rows != rows || codes.cols != h {
             return Err(corrupt("position embeddings have the wrong size".into()));
         }
-        let mut positions = vec![0f32; rows * h];
-        for (i, row) in positions.chunks_exact_mut(h).enumerate() {
-            codes.row_into(i, row);
-        }
-        (positions, Some(codes))
+        (codes.to_f32(), Some(codes))
     } else {
         (r.u16s()?.into_iter().map(from_bf16).collect(), None)
     };

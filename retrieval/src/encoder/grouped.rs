@@ -495,6 +495,15 @@ impl Grouped {
         (q, self.row_scale.iter().map(|&s| from_bf16(s)).collect())
     }
 
+    /// Every row as f32, row-major (what a table computed with, such as the positions, holds).
+    pub fn to_f32(&self) -> Vec<f32> {
+        let mut values = vec![0f32; self.rows * self.cols];
+        for (r, row) in values.chunks_exact_mut(self.cols.max(1)).enumerate() {
+            self.row_into(r, row);
+        }
+        values
+    }
+
     /// Writes row `r` as f32 into `out` (`cols` long); rows past the end leave `out` as it is.
     pub fn row_into(&self, r: usize, out: &mut [f32]) {
         let Some(&s) = self.row_scale.get(r) else {

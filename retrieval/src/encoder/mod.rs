@@ -78,16 +78,6 @@ pub struct LayerNorm {
     pub beta: Vec<f32>,
 }
 
-impl LayerNorm {
-    /// Both vectors rounded to bf16 values, as the shipped file (version 5) stores them.
-    pub fn to_bf16(&self) -> LayerNorm {
-        LayerNorm {
-            gamma: bf16_values(&self.gamma),
-            beta: bf16_values(&self.beta),
-        }
-    }
-}
-
 /// `values` rounded to the nearest bf16 values: the shipped encoder's biases, norms and token
 /// type vector (0.3 % relative error at most, below what the int8 weights already cost; 0.04 MB
 /// less per file than f32, `retrieval/FORMAT.md`).
@@ -105,19 +95,21 @@ fn quantized_positions(positions: &[f32], h: usize) -> (Vec<f32>, Option<Grouped
     let grid = grouped::Grid::Uniform(8);
     let (q, scales) = grouped::quantize_rows_grid(positions, h, &grid, h, None);
     match Grouped::from_i8(&q, &scales, h, 8, h) {
-        Some(codes) => {
-            let mut values = vec![0f32; positions.len()];
-            for (r, row) in values.chunks_exact_mut(h).enumerate() {
-                codes.row_into(r, row);
-            }
-            (values, Some(codes))
-        }
+        Some(codes) => (codes.to_f32(), Some(codes)),
         // Not reached (any int8 matrix packs at 8 bits): keep bf16 values, as version 3 does.
         None => (bf16_values(positions), None),
     }
 }
 
 impl LayerNorm {
+    /// Both vectors rounded to bf16 values, as the shipped file (version 5) stores them.
+    pub fn to_bf16(&self) -> LayerNorm {
+        LayerNorm {
+            gamma: bf16_values(&self.gamma),
+            beta: bf16_values(&self.beta),
+        }
+    }
+
     fn apply(&self, x: &mut [f32]) {
         let h = self.gamma.len();
         for row in x.chunks_exact_mut(h) {
