@@ -13,6 +13,7 @@ const {checkUrls, indexUrls, isAnchorProblem} = require('./check-anchors');
 const {nativeBinary} = require('./platform');
 const {localizedDocsDir, sourcePath} = require('./locale-docs');
 const {localeStrings} = require('./strings');
+const {indexInBackground, runInBackground, ensureDir} = require('./dev-index');
 
 const PLUGIN = 'docusaurus-plugin-book-chat';
 
@@ -97,6 +98,64 @@ module.exports = function bookChatPlugin(context, options) {
   // Filled by allContentLoaded: what the docs plugin loaded.
   let docs = null;
   let widget = null;
+  // `docusaurus start`: the folder the dev server also serves at baseUrl (widget and index), and
+  // its background indexer (dev-index.js).
+  const devDir = path.join(context.generatedFilesDir, 'book-chat', `dev-site-${locale}`);
+  async function buildDevIndex(loaded) {
+    const builder = indexBuilderPath(options);
+    const count = loaded.versions.length;
+    for (const v of loaded.versions) {
+      const indexDir = path.join(devDir, versionIndexPath(options.indexPath, v.name, count));
+      const {args, tmp} = prepareIndexBuild(v, indexDir);
+      console.log(`[${PLUGIN}] indexing ${locale} docs, version ${v.name} (${v.sources.length} pages) for \`docusaurus start\` in the background`);
+      try {
+        await runInBackground(builder, args);
+      } catch (e) {
+        fs.rmSync(tmp, {recursive: true, force: true});
+        throw e;
+      }
+      moveIntoPlace(tmp, indexDir);
+    }
+  }
+
+  /**
+   * The builder's arguments for one docs version written to `${indexDir}.tmp-<pid>` (returned as
+   * `tmp`, emptied here): what `docusaurus build` and the dev server's background index both run.
+   */
+  function prepareIndexBuild(v, indexDir) {
+    const docsDir = localizedDocsDir({
+      version: v,
+      siteDir,
+      work: path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.name}`),
+    });
+    const routeBasePath = v.path.slice(baseUrl.length - 1) || '/';
+    const tmp = `${indexDir}.tmp-${process.pid}`;
+    fs.rmSync(tmp, {recursive: true, force: true});
+    const args = ['build', '--docs', docsDir, '--out', tmp, '--base-url', baseUrl, '--route-base-path', routeBasePath, '--title', siteConfig.title, '--quiet'];
+    if (typeof siteConfig.trailingSlash === 'boolean') args.push('--trailing-slash', String(siteConfig.trailingSlash));
+    // Heading anchors follow the site's Docusaurus (3.10 reads `{/* #id */}` as an id).
+    const version = docusaurusVersion(siteDir);
+    if (version) args.push('--docusaurus-version', version);
+    // Which pages are CommonMark rather than MDX ('mdx', 'detect' or 'md').
+    const format = siteConfig.markdown && siteConfig.markdown.format;
+    if (['mdx', 'detect', 'md'].includes(format)) args.push('--markdown-format', format);
+    if (siteConfig.markdown && siteConfig.markdown.anchors && siteConfig.markdown.anchors.maintainCase === true) args.push('--anchors-maintain-case');
+    // The URLs Docusaurus gave the docs, so citations never guess a page's URL.
+    const permalinks = path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.name}-permalinks.json`);
+    writePermalinks(permalinks, v, siteDir);
+    args.push('--permalinks', permalinks);
+    // The page language: English books get the question encoder, others BM25 alone.
+    args.push('--language', localeConfig.htmlLang || locale);
+    if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);
+    args.push('--cache', path.join(siteDir, 'node_modules', '.cache', 'book-chat', `embeddings-${locale}-${v.name}.bin`));
+    return {args, tmp};
+  }
+
+  /** Replaces `indexDir` with the finished `tmp`. */
+  function moveIntoPlace(tmp, indexDir) {
+    fs.rmSync(indexDir, {recursive: true, force: true});
+    fs.renameSync(tmp, indexDir);
+  }
 
   return {
     name: PLUGIN,
@@ -156,16 +215,23 @@ module.exports = function bookChatPlugin(context, options) {
         widget = null;
       }
       if (!isProduction && widget) {
-        console.log(
-          `[${PLUGIN}] note: the chat index is made by \`docusaurus build\`; in \`docusaurus start\` the bubble is off. ` +
-            'Try the chat with `npm run build && npm run serve`.',
-        );
+        // The dev server gets the widget and, in the background, an index of the docs as they are
+        // now (again after each change); page views never wait for it.
+        copyWidget(widget, path.join(devDir, options.widgetPath));
+        const loaded = docs;
+        if (options.buildIndex) indexInBackground(devDir, () => buildDevIndex(loaded));
       }
     },
 
+    configureWebpack(config, isServer) {
+      // `docusaurus start` serves the widget and the background index from devDir (after the
+      // site's own static folders, so an author's files of the same name win).
+      if (isServer || isProduction) return {};
+      return {devServer: {static: [{directory: ensureDir(devDir), publicPath: baseUrl, watch: false}]}};
+    },
+
     injectHtmlTags() {
-      // Only a production build has an index to search.
-      if (!docs || !widget || !isProduction) return {};
+      if (!docs || !widget) return {};
       const count = docs.versions.length;
       const urlOf = (v) => options.indexUrl || joinBase(versionIndexPath(options.indexPath, v.name, count));
       const lastVersion = docs.versions.find((v) => v.isLast) || docs.versions[0];
@@ -206,37 +272,12 @@ module.exports = function bookChatPlugin(context, options) {
           const indexDir = path.join(outDir, versionIndexPath(options.indexPath, v.name, count));
           written.push(indexDir);
           if (builder) {
-            const docsDir = localizedDocsDir({
-              version: v,
-              siteDir,
-              work: path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.name}`),
-            });
-            const routeBasePath = v.path.slice(baseUrl.length - 1) || '/';
             // Written beside, then moved in: a failed build never leaves an index that looks complete.
-            const tmp = `${indexDir}.tmp-${process.pid}`;
-            fs.rmSync(tmp, {recursive: true, force: true});
+            const {args, tmp} = prepareIndexBuild(v, indexDir);
             written.push(tmp);
-            const args = ['build', '--docs', docsDir, '--out', tmp, '--base-url', baseUrl, '--route-base-path', routeBasePath, '--title', siteConfig.title, '--quiet'];
-            if (typeof siteConfig.trailingSlash === 'boolean') args.push('--trailing-slash', String(siteConfig.trailingSlash));
-            // Heading anchors follow the site's Docusaurus (3.10 reads `{/* #id */}` as an id).
-            const version = docusaurusVersion(siteDir);
-            if (version) args.push('--docusaurus-version', version);
-            // Which pages are CommonMark rather than MDX ('mdx', 'detect' or 'md').
-            const format = siteConfig.markdown && siteConfig.markdown.format;
-            if (['mdx', 'detect', 'md'].includes(format)) args.push('--markdown-format', format);
-            if (siteConfig.markdown && siteConfig.markdown.anchors && siteConfig.markdown.anchors.maintainCase === true) args.push('--anchors-maintain-case');
-            // The URLs Docusaurus gave the docs, so citations never guess a page's URL.
-            const permalinks = path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.name}-permalinks.json`);
-            writePermalinks(permalinks, v, siteDir);
-            args.push('--permalinks', permalinks);
-            // The page language: English books get the question encoder, others BM25 alone.
-            args.push('--language', localeConfig.htmlLang || locale);
-            if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);
-            args.push('--cache', path.join(siteDir, 'node_modules', '.cache', 'book-chat', `embeddings-${locale}-${v.name}.bin`));
             console.log(`[${PLUGIN}] indexing ${locale} docs, version ${v.name} (${v.sources.length} pages) -> ${path.relative(outDir, indexDir) || '.'}`);
             run(builder, args);
-            fs.rmSync(indexDir, {recursive: true, force: true});
-            fs.renameSync(tmp, indexDir);
+            moveIntoPlace(tmp, indexDir);
           }
           if (!fs.existsSync(path.join(indexDir, 'manifest.json'))) {
             throw new Error(`[${PLUGIN}] no index at ${indexDir} (buildIndex is off: put one there before the build ends)`);

@@ -3,11 +3,14 @@
 // Urdu (rtl, translated headings), docs versions 1.0 and next), `docusaurus build` runs with a PATH
 // that holds no cargo or rustc and an empty HOME, the output is served by a tiny static server, and
 // headless Chromium asks a question on a page of each locale and each version: the cited link must
-// land on an existing anchor of that locale and version.
+// land on an existing anchor of that locale and version. Then `docusaurus start` (the author's
+// first `npm start`): the dev server shows the chat, indexed in the background, and re-indexes
+// after a page is saved.
 //   scripts/pack.sh && node --test tests/package/package.test.mjs      (~3-5 min)
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {spawnSync} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
+import net from 'node:net';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -62,6 +65,64 @@ function serve(dir) {
     });
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
+}
+
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const {port} = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until `check()` is truthy (polled every 250 ms), failing with `what` and `log()` after `ms`. */
+async function until(check, ms, what, log = () => '') {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}:\n${log()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** GET `url` as text, or null when it fails or is not 200. */
+async function fetchText(url) {
+  try {
+    const r = await fetch(url);
+    return r.ok ? await r.text() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Opens `url`, asks `question` and returns the hrefs of the answer's links with an anchor. */
+async function askOnPage(url, question) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(url, {waitUntil: 'load'});
+    const bubble = page.locator('#book-chat-bubble');
+    await bubble.waitFor({state: 'visible', timeout: 60000});
+    await bubble.click();
+    const box = page.locator('#book-chat-host textarea');
+    await box.waitFor({state: 'visible', timeout: 30000});
+    await box.fill(question);
+    await box.press('Enter');
+    const links = page.locator('#book-chat-host .bc-turn .bc-a a[href*="#"]');
+    await links.first().waitFor({state: 'attached', timeout: 30000});
+    const hrefs = await links.evaluateAll((els) => els.map((a) => decodeURI(a.getAttribute('href'))));
+    assert.deepEqual(errors, [], url);
+    return hrefs;
+  } finally {
+    await context.close();
+  }
 }
 
 describe('the packed plugin in a fixture book (Node only)', {timeout: 10 * 60 * 1000}, () => {
@@ -151,6 +212,46 @@ describe('the packed plugin in a fixture book (Node only)', {timeout: 10 * 60 * 
       } finally {
         await context.close();
       }
+    }
+  });
+
+  test('docusaurus start shows the chat, indexed in the background, and re-indexes a saved page', {timeout: 5 * 60 * 1000}, async () => {
+    const site = path.join(work, 'site');
+    const PATH = [path.dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+    const port = await freePort();
+    const dev = `http://127.0.0.1:${port}`;
+    let log = '';
+    const child = spawn(process.execPath, [path.join(site, 'node_modules/@docusaurus/core/bin/docusaurus.mjs'), 'start', '--port', String(port), '--host', '127.0.0.1', '--no-open'], {
+      cwd: site,
+      env: {PATH, HOME: path.join(work, 'empty-home'), LANG: 'C.UTF-8', DOCUSAURUS_NO_PERSISTENT_CACHE: '1', BROWSER: 'none'},
+      detached: true,
+    });
+    child.stdout.on('data', (d) => (log += d));
+    child.stderr.on('data', (d) => (log += d));
+    const ready = () => (log.match(/index for `docusaurus start` is ready/g) || []).length;
+    try {
+      // Both versions are indexed, then the dev server serves the indexes and the widget.
+      await until(() => ready() >= 1, 180000, 'the background index', () => log);
+      const manifest = JSON.parse(await until(() => fetchText(`${dev}/book-index/current/manifest.json`), 60000, 'the dev index', () => log));
+      assert.ok(await fetchText(`${dev}/book-index/1.0/manifest.json`), 'the 1.0 index is served');
+      const html = await until(() => fetchText(`${dev}/docs/next/intro`), 120000, 'the dev server', () => log);
+      assert.match(html, /BOOK_CHAT_CONFIG/, 'the dev page carries the chat config');
+      browser ??= await chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS});
+      const hrefs = await askOnPage(`${dev}/docs/next/intro`, 'How often does the foghorn sound its blast?');
+      assert.ok(hrefs.includes('/docs/next/keeping/fog-signals#foghorn-timing'), `dev server: ${hrefs.join(' ')}`);
+      // An author saves a new section: the dev server indexes again and cites it.
+      const page = path.join(site, 'docs/keeping/fog-signals.md');
+      fs.appendFileSync(page, '\n## Painting the tower\n\nEvery third summer the keeper repaints the tower in red and white bands with marine enamel.\n');
+      await until(() => ready() >= 2, 180000, 'the index after a saved page', () => log);
+      const next = JSON.parse(await fetchText(`${dev}/book-index/current/manifest.json`));
+      assert.notEqual(next.content_hash, manifest.content_hash, 'the saved page changed the index');
+      const after = await askOnPage(`${dev}/docs/next/keeping/fog-signals`, 'how often is the lighthouse repainted');
+      assert.ok(after.includes('/docs/next/keeping/fog-signals#painting-the-tower'), `after the edit: ${after.join(' ')}`);
+      assert.doesNotMatch(log, /keeps the index it had/, 'no background build failed');
+    } finally {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {}
     }
   });
 });
