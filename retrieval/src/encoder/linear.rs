@@ -51,7 +51,7 @@ impl Linear {
         }
     }
 
-    /// The same layer with its bias rounded to bf16 values, as the shipped file (version 5)
+    /// The same layer with its bias rounded to bf16 values, as the shipped file (version 5 and later)
     /// stores it.
     pub fn with_bf16_bias(&self) -> Linear {
         let mut out = self.clone();

@@ -102,7 +102,7 @@ fn quantized_positions(positions: &[f32], h: usize) -> (Vec<f32>, Option<Grouped
 }
 
 impl LayerNorm {
-    /// Both vectors rounded to bf16 values, as the shipped file (version 5) stores them.
+    /// Both vectors rounded to bf16 values, as the shipped file (version 5 and later) stores them.
     pub fn to_bf16(&self) -> LayerNorm {
         LayerNorm {
             gamma: bf16_values(&self.gamma),
@@ -375,7 +375,7 @@ pub struct Encoder {
     /// Position embeddings (max_positions × hidden).
     pub positions: Vec<f32>,
     /// The 8-bit codes (one step a row) `positions` were rounded to, when they were
-    /// ([`Encoder::quantized_with`]; file version 5 stores them); `None`: bf16 or exact values.
+    /// ([`Encoder::quantized_with`]; file versions 5 and 6 store them); `None`: bf16 or exact values.
     pub position_codes: Option<Grouped>,
     /// Token type 0 embedding (single-sentence input).
     pub token_type: Vec<f32>,
