@@ -179,6 +179,14 @@ struct BookArgs {
     /// Vocabulary ids below this ship with the encoder if ASCII (common English); the book's own tokens always do.
     #[arg(long, default_value_t = index_builder::build::DEFAULT_COMMON_VOCAB)]
     common_vocab: usize,
+    /// The book's own tokens get a row in the shipped word table when used at least this often
+    /// (or in a heading).
+    #[arg(long, default_value_t = index_builder::build::DEFAULT_WORD_MIN_USES)]
+    word_min_uses: usize,
+    /// Rows of the shipped word table (common ids included) the book's tokens may fill, most used
+    /// first: bounds the encoder download whatever the book's vocabulary.
+    #[arg(long, default_value_t = index_builder::build::DEFAULT_WORD_ROWS)]
+    word_rows: usize,
     /// What a token left out of the shipped word table reads: `nearest` (the kept row of largest
     /// cosine to its own embedding; the default) or `unk` ([UNK]'s row, as builds before it did;
     /// see retrieval/FORMAT.md).
@@ -262,6 +270,8 @@ impl BookArgs {
             no_cache: false,
             title: "the book".into(),
             common_vocab: index_builder::build::DEFAULT_COMMON_VOCAB,
+            word_min_uses: index_builder::build::DEFAULT_WORD_MIN_USES,
+            word_rows: index_builder::build::DEFAULT_WORD_ROWS,
             pruned_words: PrunedArg::Nearest,
             ann_min_chunks: usize::MAX,
             quiet: true,
@@ -321,6 +331,8 @@ impl BookArgs {
             settings: SearchSettings::default(),
             bm25: Bm25Params::default(),
             common_vocab: self.common_vocab,
+            word_min_uses: self.word_min_uses,
+            word_rows: self.word_rows,
             pruned_words: match self.pruned_words {
                 PrunedArg::Unk => PrunedWords::Unk,
                 PrunedArg::Nearest => PrunedWords::NearestCosine { min_percent: 0 },

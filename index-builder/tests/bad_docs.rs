@@ -223,6 +223,8 @@ fn the_whole_build_pipeline_handles_bad_docs() {
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
         common_vocab: 10000,
+        word_min_uses: 1,
+        word_rows: usize::MAX,
         pruned_words: Default::default(),
         // Exercise the HNSW section through the whole pipeline (write, load, search).
         ann_min_chunks: 1,

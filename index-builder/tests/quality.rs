@@ -82,6 +82,12 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         common_vocab: std::env::var("QUALITY_COMMON_VOCAB")
             .map(|v| v.parse().expect("QUALITY_COMMON_VOCAB is a number"))
             .unwrap_or(index_builder::build::DEFAULT_COMMON_VOCAB),
+        word_min_uses: std::env::var("QUALITY_WORD_MIN_USES")
+            .map(|v| v.parse().expect("QUALITY_WORD_MIN_USES is a number"))
+            .unwrap_or(index_builder::build::DEFAULT_WORD_MIN_USES),
+        word_rows: std::env::var("QUALITY_WORD_ROWS")
+            .map(|v| v.parse().expect("QUALITY_WORD_ROWS is a number"))
+            .unwrap_or(index_builder::build::DEFAULT_WORD_ROWS),
         // "unk", "squared" or "cosineNN" (the least cosine in hundredths).
         pruned_words: match std::env::var("QUALITY_PRUNED_WORDS").as_deref() {
             Ok("unk") => PrunedWords::Unk,
@@ -96,9 +102,13 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         progress: false,
     })
     .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    let rows = match &built.encoder.words {
+        book_retrieval::encoder::WordEmbeddings::Grouped { table, .. } => table.rows,
+        _ => 0,
+    };
     let encoder = built.encoder.to_bytes().unwrap();
     eprintln!(
-        "{name}: encoder file {} B, {} B deflated",
+        "{name}: encoder file {} B, {} B deflated, {rows} word-table rows",
         encoder.len(),
         miniz_oxide::deflate::compress_to_vec(&encoder, 6).len()
     );

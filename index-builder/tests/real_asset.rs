@@ -27,6 +27,8 @@ fn real_book_hostile_questions_and_truncated_encoder() {
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
         common_vocab: index_builder::build::DEFAULT_COMMON_VOCAB,
+        word_min_uses: index_builder::build::DEFAULT_WORD_MIN_USES,
+        word_rows: index_builder::build::DEFAULT_WORD_ROWS,
         pruned_words: index_builder::build::DEFAULT_PRUNED_WORDS,
         ann_min_chunks: usize::MAX,
         title: "sample book".into(),

@@ -385,6 +385,13 @@ pub struct Encoder {
     pub layers: Vec<Layer>,
 }
 
+/// Whether the tokenizer can never emit vocabulary entry `token`: `[PAD]`, `[MASK]` and the
+/// ~1000 `[unusedN]` entries (punctuation splits every word before WordPiece, so no piece starts
+/// with `[`). Such entries get no row in the shipped word table.
+pub fn never_emitted(token: &str) -> bool {
+    token.len() > 1 && token.starts_with('[')
+}
+
 impl Encoder {
     /// Output dimension.
     pub fn dim(&self) -> usize {
@@ -648,11 +655,7 @@ impl Encoder {
                     .collect();
                 for id in 0..vocab {
                     let always = always.contains(&Some(id as u32));
-                    // The tokenizer never emits `[PAD]`, `[MASK]` or the ~1000 `[unusedN]` entries:
-                    // punctuation splits every word before WordPiece, so no piece starts with `[`.
-                    let never = tokens
-                        .get(id)
-                        .is_some_and(|t| t.len() > 1 && t.starts_with('['));
+                    let never = tokens.get(id).is_some_and(|t| never_emitted(t));
                     let wanted = keep.get(id).copied().unwrap_or(false) && !never;
                     if (wanted || always) && rows.len() / h < NO_ROW as usize {
                         row_of[id] = (rows.len() / h) as u16;
