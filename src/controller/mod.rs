@@ -92,6 +92,10 @@ pub enum IndexError {
     /// A file of the index could not be fetched.
     #[error("The book's index could not be loaded ({0}). Check your connection, then ask again.")]
     Download(Failure),
+    /// The site has no index at this address (`manifest.json` answered 404): not deployed, or
+    /// `docusaurus start` is still indexing the book in the background.
+    #[error("This book's search index is not on the site yet (its manifest.json was not found). Ask again in a moment; if it persists, tell the book's authors.")]
+    Missing,
     /// The manifest or an index file did not parse; holds the parser's message.
     #[error("The book's index is damaged ({0}). Reload the page; if it persists, tell the book's authors.")]
     Damaged(String),
@@ -386,10 +390,13 @@ impl Conversation {
 
     async fn download_index(&self, base: &str) -> Result<Rc<dyn Retriever>, IndexError> {
         let t = &self.transport;
-        let manifest_bytes = t
-            .get(&asset_url(base, "manifest.json"))
-            .await
-            .map_err(IndexError::Download)?;
+        let manifest_bytes =
+            t.get(&asset_url(base, "manifest.json"))
+                .await
+                .map_err(|f| match f {
+                    Failure::Http { status: 404, .. } => IndexError::Missing,
+                    f => IndexError::Download(f),
+                })?;
         let manifest =
             Manifest::parse(&manifest_bytes).map_err(|e| IndexError::Damaged(e.to_string()))?;
         let chunks = t

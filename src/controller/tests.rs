@@ -346,13 +346,26 @@ fn index_is_chosen_by_page_prefix_and_errors_are_plain() {
         panic!("{e}");
     }
     assert_eq!(c.index_state(), IndexState::Ready);
-    // Another version's page: its own index, which is missing here -> a plain message.
+    // Another version's page: its own index, which is missing here (404) -> a plain message that
+    // does not blame the reader's connection.
     *host.path.borrow_mut() = "/docs/intro".into();
     let err = block_on(c.ensure_index()).err().unwrap();
+    assert_eq!(err, IndexError::Missing);
     let text = err.to_string();
     assert!(
-        text.contains("could not be loaded") && !text.contains("Http {"),
+        text.contains("not on the site yet") && !text.contains("connection"),
         "{text}"
     );
     assert!(matches!(c.index_state(), IndexState::Failed(_)));
+    // Any other failure of the manifest (here a 500) is a download failure, as before.
+    t.set_get(
+        "/idx/manifest.json",
+        Err(Failure::Http {
+            status: 500,
+            retry_after: None,
+            body: String::new(),
+        }),
+    );
+    let err = block_on(c.ensure_index()).err().unwrap();
+    assert!(matches!(err, IndexError::Download(_)), "{err:?}");
 }
