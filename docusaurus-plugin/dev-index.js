@@ -56,7 +56,7 @@ function indexInBackground(key, build, log = console) {
         await job();
         log.log(`[${PLUGIN}] the chat's index for \`docusaurus start\` is ready (${((Date.now() - t0) / 1000).toFixed(1)} s); reload the page to use it`);
       } catch (e) {
-        log.warn(`${e.message}\n[${PLUGIN}] the chat keeps the index it had; fix the page and save to index again`);
+        log.warn(`${e.message}\n[${PLUGIN}] the chat keeps the index it had, if any; the next saved page indexes again`);
       }
     }
     state.running = null;
