@@ -3,7 +3,6 @@
 // base URL (beside the author's static folders, which win on a clash), and indexes again after
 // each content change. Page views never wait for it: until the first index is written the panel
 // says the index is not there yet, and the terminal says when it is.
-const fs = require('fs');
 const {spawn} = require('child_process');
 
 const PLUGIN = 'docusaurus-plugin-book-chat';
@@ -64,10 +63,4 @@ function indexInBackground(key, build, log = console) {
   return state.running;
 }
 
-/** Makes `dir` (the folder the dev server serves) exist, so that webpack-dev-server accepts it. */
-function ensureDir(dir) {
-  fs.mkdirSync(dir, {recursive: true});
-  return dir;
-}
-
-module.exports = {indexInBackground, runInBackground, ensureDir};
+module.exports = {indexInBackground, runInBackground};

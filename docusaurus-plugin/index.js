@@ -13,7 +13,7 @@ const {checkUrls, indexUrls, isAnchorProblem} = require('./check-anchors');
 const {nativeBinary} = require('./platform');
 const {localizedDocsDir, sourcePath} = require('./locale-docs');
 const {localeStrings} = require('./strings');
-const {indexInBackground, runInBackground, ensureDir} = require('./dev-index');
+const {indexInBackground, runInBackground} = require('./dev-index');
 
 const PLUGIN = 'docusaurus-plugin-book-chat';
 
@@ -227,7 +227,9 @@ module.exports = function bookChatPlugin(context, options) {
       // `docusaurus start` serves the widget and the background index from devDir (after the
       // site's own static folders, so an author's files of the same name win).
       if (isServer || isProduction) return {};
-      return {devServer: {static: [{directory: ensureDir(devDir), publicPath: baseUrl, watch: false}]}};
+      // webpack-dev-server refuses a static folder that does not exist yet.
+      fs.mkdirSync(devDir, {recursive: true});
+      return {devServer: {static: [{directory: devDir, publicPath: baseUrl, watch: false}]}};
     },
 
     injectHtmlTags() {

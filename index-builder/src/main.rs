@@ -176,7 +176,8 @@ struct BookArgs {
     /// Book title used in prompts.
     #[arg(long, default_value = "the book")]
     title: String,
-    /// Vocabulary ids below this ship with the encoder if ASCII (common English); the book's own tokens always do.
+    /// Vocabulary ids below this ship with the encoder if ASCII (common English); the book's own tokens as
+    /// `--word-min-uses` and `--word-rows` say.
     #[arg(long, default_value_t = index_builder::build::DEFAULT_COMMON_VOCAB)]
     common_vocab: usize,
     /// The book's own tokens get a row in the shipped word table when used at least this often

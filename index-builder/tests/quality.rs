@@ -64,6 +64,14 @@ fn books() -> Vec<(&'static str, PathBuf, &'static str)> {
     ]
 }
 
+/// The number in environment variable `name` (to compare other settings), else `default`.
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name).map_or(default, |v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name} is a number, not {v:?}"))
+    })
+}
+
 fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
     let model_dir = model::resolve_model_dir(None);
     assert!(
@@ -79,15 +87,15 @@ fn build_book(docs: PathBuf, name: &str) -> BuiltBook {
         limits: ChunkLimits::default(),
         settings: SearchSettings::default(),
         bm25: Bm25Params::default(),
-        common_vocab: std::env::var("QUALITY_COMMON_VOCAB")
-            .map(|v| v.parse().expect("QUALITY_COMMON_VOCAB is a number"))
-            .unwrap_or(index_builder::build::DEFAULT_COMMON_VOCAB),
-        word_min_uses: std::env::var("QUALITY_WORD_MIN_USES")
-            .map(|v| v.parse().expect("QUALITY_WORD_MIN_USES is a number"))
-            .unwrap_or(index_builder::build::DEFAULT_WORD_MIN_USES),
-        word_rows: std::env::var("QUALITY_WORD_ROWS")
-            .map(|v| v.parse().expect("QUALITY_WORD_ROWS is a number"))
-            .unwrap_or(index_builder::build::DEFAULT_WORD_ROWS),
+        common_vocab: env_number(
+            "QUALITY_COMMON_VOCAB",
+            index_builder::build::DEFAULT_COMMON_VOCAB,
+        ),
+        word_min_uses: env_number(
+            "QUALITY_WORD_MIN_USES",
+            index_builder::build::DEFAULT_WORD_MIN_USES,
+        ),
+        word_rows: env_number("QUALITY_WORD_ROWS", index_builder::build::DEFAULT_WORD_ROWS),
         // "unk", "squared" or "cosineNN" (the least cosine in hundredths).
         pruned_words: match std::env::var("QUALITY_PRUNED_WORDS").as_deref() {
             Ok("unk") => PrunedWords::Unk,

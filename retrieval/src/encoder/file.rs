@@ -332,6 +332,7 @@ fn write_matrix(p: &mut Parts, name: &'static str, m: &Grouped) {
                     .collect()
             })
             .collect();
+        let runs: Vec<&[u8]> = runs.iter().map(Vec::as_slice).collect();
         p.w.bytes(&entropy_code_runs(&runs));
     } else {
         p.w.bytes(&entropy_code(&codes));
@@ -408,15 +409,17 @@ fn entropy_code(data: &[u8]) -> Vec<u8> {
 }
 
 /// [`entropy_code`] of the runs one after the other in one stream, each run starting a new
-/// DEFLATE block (a sync flush, 4 bytes) so that it gets Huffman tables of its own.
-fn entropy_code_runs<R: AsRef<[u8]>>(runs: &[R]) -> Vec<u8> {
+/// DEFLATE block (a sync flush, 4 bytes) so that it gets Huffman tables of its own. No runs code
+/// as an empty stream.
+fn entropy_code_runs(runs: &[&[u8]]) -> Vec<u8> {
     use miniz_oxide::deflate::core::{
         compress_to_output, create_comp_flags_from_zip_params, CompressionStrategy,
         CompressorOxide, TDEFLFlush,
     };
     let flags = create_comp_flags_from_zip_params(9, 0, CompressionStrategy::HuffmanOnly as i32);
     let mut compressor = CompressorOxide::new(flags);
-    let total: usize = runs.iter().map(|r| r.as_ref().len()).sum();
+    let runs: &[&[u8]] = if runs.is_empty() { &[&[]] } else { runs };
+    let total: usize = runs.iter().map(|r| r.len()).sum();
     let mut out = Vec::with_capacity(total / 2);
     for (i, run) in runs.iter().enumerate() {
         let flush = if i + 1 == runs.len() {
@@ -424,13 +427,7 @@ fn entropy_code_runs<R: AsRef<[u8]>>(runs: &[R]) -> Vec<u8> {
         } else {
             TDEFLFlush::Sync
         };
-        compress_to_output(&mut compressor, run.as_ref(), flush, |chunk| {
-            out.extend_from_slice(chunk);
-            true
-        });
-    }
-    if runs.is_empty() {
-        compress_to_output(&mut compressor, &[], TDEFLFlush::Finish, |chunk| {
+        compress_to_output(&mut compressor, run, flush, |chunk| {
             out.extend_from_slice(chunk);
             true
         });
