@@ -286,7 +286,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         check(
             m.refusal_recall as f64,
             0.75,
-            0.5,
+            0.65,
             true,
             "out-of-scope refused",
         );

@@ -45,6 +45,28 @@ pub fn analyze(text: &str) -> Vec<String> {
     terms
 }
 
+/// Terms of the words `text` capitalizes inside a sentence (not its first word): "How do Hugo
+/// shortcodes take parameters?" → `hugo`. A reader capitalizes names there, so an unseen one is a
+/// name the book lacks even when it is also an everyday English word (Hugo, Liquid, Confluence),
+/// and the refusal counts it as one. Only the whole word's term: `GitHub`'s part `hub` stays an
+/// everyday word.
+pub fn named_terms(text: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    let mut prev_end: Option<usize> = None;
+    for word in words(text) {
+        let start = word.as_ptr() as usize - text.as_ptr() as usize;
+        // A word opens a sentence when it is the first one or punctuation that ends a sentence
+        // (or a line break) stands between it and the word before.
+        let opens =
+            prev_end.is_none_or(|end| text[end..start].contains(['.', '?', '!', ':', '\n']));
+        prev_end = Some(start + word.len());
+        if !opens && word.chars().next().is_some_and(char::is_uppercase) {
+            push_term(&mut terms, word);
+        }
+    }
+    terms
+}
+
 /// Words of `text`: maximal runs of word characters, a run of an unspaced script kept apart from
 /// its neighbours (`ROS2は速い` → `ROS2`, `は速い`).
 fn words(text: &str) -> impl Iterator<Item = &str> {
@@ -214,6 +236,22 @@ pub fn stem(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_words_capitalized_inside_a_sentence() {
+        assert_eq!(
+            named_terms("How do Hugo shortcodes receive named parameters?"),
+            ["hugo"]
+        );
+        // A sentence's first word, a camel-case word's parts and lowercase words are not names.
+        assert_eq!(named_terms("Liquid includes. Where is GitHub?"), ["github"]);
+        assert_eq!(
+            named_terms("In Jekyll, pass a Liquid include"),
+            ["jekyll", "liquid"]
+        );
+        assert!(named_terms("what is a ros node\nWhy").is_empty());
+        assert!(named_terms("").is_empty());
+    }
 
     #[test]
     fn stop_words_are_sorted_for_binary_search() {

@@ -172,6 +172,7 @@ impl Bm25 {
         // A word the book never uses weighs as much as the rarest possible term.
         let unseen_idf = self.idf(0);
         let (mut unseen_terms, mut unseen_typos, mut unseen_common) = (0, 0, 0);
+        let named = crate::analyzer::named_terms(query);
         for t in &terms {
             let Some(&ti) = self.lookup.get(t) else {
                 total_idf += unseen_idf;
@@ -183,7 +184,7 @@ impl Bm25 {
                             self.add_postings(ti, fuzzy_weight, &mut scores);
                         }
                     }
-                    None if common.contains(t) => unseen_common += 1,
+                    None if common.contains(t) && !named.contains(t) => unseen_common += 1,
                     None => {}
                 }
                 continue;
@@ -363,7 +364,8 @@ pub struct Bm25Scores {
     /// Of `unseen_terms`, those one letter away from a term of the book: likely typos of it.
     pub unseen_typos: usize,
     /// Of `unseen_terms`, those that are not typos but common English words
-    /// ([`CommonWords`]): a reader's own wording more often than a thing the book lacks.
+    /// ([`CommonWords`]) not capitalized as a name inside a sentence ([`crate::analyzer::named_terms`]):
+    /// a reader's own wording more often than a thing the book lacks.
     pub unseen_common: usize,
 }
 
