@@ -29,6 +29,9 @@ pub struct Passage {
 
 /// Longest code block quoted, in lines; longer blocks are cut with a `…` line.
 pub const MAX_CODE_LINES: usize = 14;
+/// Fenced languages that draw a diagram (Docusaurus renders `mermaid` as a picture): their source
+/// is not something a reader runs or reads as an answer, so it is never quoted.
+const DIAGRAM_LANGS: &[&str] = &["mermaid", "plantuml", "puml", "dot", "graphviz", "d2"];
 /// Shortest prose sentence quoted, in words.
 const MIN_WORDS: usize = 5;
 /// Shortest list item (or fragment without closing punctuation) quoted as a sentence, in words.
@@ -70,7 +73,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
         if let Some((lang, lines)) = code.as_mut() {
             if fence {
                 let body = lines.join("\n");
-                if !body.trim().is_empty() {
+                if !body.trim().is_empty() && !DIAGRAM_LANGS.contains(&lang.as_str()) {
                     let intro = out
                         .iter()
                         .rposition(|p| p.kind == Kind::Prose)
@@ -719,6 +722,21 @@ mod tests {
         );
         assert!(ps[1].text.starts_with("ros2 run ros_gz_bridge"));
         assert_eq!(ps[1].intro, Some(0));
+    }
+
+    #[test]
+    fn diagrams_are_never_quoted() {
+        let text = "The robot moves between these walking states.\n\n```mermaid\nstateDiagram-v2\n    Idle --> Walking\n```\n\n```python\nwalk()\n```";
+        let kinds: Vec<Kind> = passages(text).into_iter().map(|p| p.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::Prose,
+                Kind::Code {
+                    lang: "python".into()
+                }
+            ]
+        );
     }
 
     #[test]

@@ -377,6 +377,16 @@ fn only_label(h: &str) -> bool {
     })
 }
 
+/// Words that open a heading phrased as a question ("How discovery works", "What Not to Do").
+const QUESTION_WORDS: &[&str] = &["how", "what", "why", "when", "where", "which", "who"];
+
+/// Words that name the book's own parts; a heading opening with one and no number ("Chapter
+/// Structure", "Course Overview", "Module Roadmap") is about how the book is organised, not a
+/// topic a reader asks about.
+const BOOK_PARTS: &[&str] = &[
+    "book", "course", "chapter", "module", "lesson", "week", "weekly", "syllabus",
+];
+
 /// Particles of phrasal verbs ("Set Up Isaac SDK" → "set up Isaac SDK").
 const PARTICLES: &[&str] = &["up", "out", "off", "down", "in", "on", "over", "back"];
 
@@ -464,7 +474,7 @@ fn lower_initial(s: &str) -> String {
 
 /// The follow-up-only rules: `Some(None)` skips the heading, `Some(Some(q))` is the question,
 /// `None` leaves it to the plain phrasing.
-fn reader_phrase(h: &str, lower: &str, lower_words: &[String]) -> Option<Option<String>> {
+fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     if lower_words
         .iter()
         .any(|w| ASSESSMENT_WORDS.contains(&w.as_str()))
@@ -480,11 +490,15 @@ fn reader_phrase(h: &str, lower: &str, lower_words: &[String]) -> Option<Option<
     if quoted {
         return Some(Some(format!("How do I fix {h}?")));
     }
+    // "NVIDIA Driver Not Detected After Ubuntu Install": "not" after the first word states a
+    // problem ("What Not to Do" opens with a question word and is left to the plain phrasing).
+    let opens_question = lower_words
+        .first()
+        .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()));
     let trouble = lower_words
         .iter()
         .any(|w| TROUBLE_WORDS.contains(&w.as_str()))
-        || lower.contains("not found")
-        || lower.contains("not working");
+        || (!opens_question && lower_words.iter().skip(1).any(|w| w == "not"));
     trouble.then(|| Some(format!("What should I do when {}?", lower_first(h))))
 }
 
@@ -557,11 +571,16 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         })
         .collect();
     if reader {
-        if let Some(q) = reader_phrase(&h, &lower, &lower_words) {
+        if let Some(q) = reader_phrase(&h, &lower_words) {
             return q;
         }
         let last = lower_words[lower_words.len() - 1].as_str();
-        if GENERIC_LAST_WORDS.contains(&last)
+        let about_the_book = BOOK_PARTS.contains(&lower_words[0].as_str())
+            && !lower_words
+                .get(1)
+                .is_some_and(|w| w.chars().any(|c| c.is_ascii_digit()));
+        if about_the_book
+            || GENERIC_LAST_WORDS.contains(&last)
             || lower_words[0] == "welcome"
             || READER_GENERIC.contains(&lower.as_str())
         {
@@ -575,7 +594,7 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         return Some(h);
     }
     let first = lower_words[0].as_str();
-    if ["how", "what", "why", "when", "where", "which", "who"].contains(&first) {
+    if QUESTION_WORDS.contains(&first) {
         // "How to deploy" reads as a question; "How discovery works" does not.
         return match lower_words.get(1).map(String::as_str) {
             Some("to") if words.len() > 2 => base_verb(&lower_words[2])
@@ -688,6 +707,13 @@ fn joined(words: &[&str], lower_words: &[String], head: usize, reader: bool) -> 
 /// repeating the question or a section the answer already quotes (`quoted_urls`).
 pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) -> Vec<String> {
     let asked = question.trim().trim_end_matches('?').to_lowercase();
+    // "What are VLA Models?" after "what is a VLA model": no term the reader did not ask.
+    let asked_terms = crate::text::terms(question);
+    let only_asked = |q: &str| {
+        crate::text::terms(q)
+            .iter()
+            .all(|t| asked_terms.contains(t))
+    };
     let mut out: Vec<String> = Vec::new();
     for r in related {
         if out.len() >= MAX_SUGGESTIONS {
@@ -710,7 +736,7 @@ pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) ->
             let o = o.trim_end_matches('?').to_lowercase();
             o == key || o.ends_with(&topic(&key)) || key.ends_with(&topic(&o))
         };
-        if key == asked || out.iter().any(same) {
+        if key == asked || only_asked(&q) || out.iter().any(same) {
             continue;
         }
         out.push(q);
@@ -943,5 +969,39 @@ mod tests {
         for q in &s {
             assert!(q.ends_with('?'));
         }
+    }
+
+    #[test]
+    fn suggestions_never_ask_the_question_again_or_about_the_book() {
+        let r = |s: &str, url: &str| Related {
+            chapter: "VLA".into(),
+            section: Some(s.into()),
+            url: url.into(),
+            relation: Relation::Found,
+        };
+        let related = vec![
+            r("VLA Models", "/m"),
+            r("Chapter Structure", "/c"),
+            r("Course Overview", "/o"),
+            r("OpenVLA Architecture", "/a"),
+        ];
+        assert_eq!(
+            suggestions("what is a VLA model", &related, &[]),
+            ["What is OpenVLA Architecture?"]
+        );
+    }
+
+    #[test]
+    fn a_heading_saying_not_is_a_problem() {
+        assert_eq!(
+            follow_up("NVIDIA Driver Not Detected After Ubuntu Install").as_deref(),
+            Some("What should I do when NVIDIA Driver Not Detected After Ubuntu Install?")
+        );
+        assert_eq!(follow_up("What Not to Do"), None);
+        // A numbered chapter is a label, not the book's structure.
+        assert_eq!(
+            follow_up("Chapter 5: Sensor Fusion").as_deref(),
+            Some("What is Sensor Fusion?")
+        );
     }
 }
