@@ -502,8 +502,55 @@ fn is_quotable(s: &str) -> bool {
     if NAV_MARKS.iter().chain(PAGER).any(|n| s.contains(n)) || has_heading_numbering(s) {
         return false;
     }
-    true
+    // "Check this page for more information.": a pointer that says nothing itself.
+    let says_something = lower.iter().any(|w| {
+        !w.is_empty()
+            && !book_retrieval::analyzer::is_stop_word(w)
+            && !POINTER_WORDS.contains(&w.as_str())
+    });
+    says_something
 }
+
+/// Words of a sentence that only points elsewhere ("See the docs below for more details.",
+/// "Check this page for more information."): a sentence made of these and stop words alone is
+/// never quoted.
+const POINTER_WORDS: &[&str] = &[
+    "see",
+    "check",
+    "refer",
+    "read",
+    "visit",
+    "learn",
+    "find",
+    "follow",
+    "look",
+    "click",
+    "go",
+    "page",
+    "pages",
+    "information",
+    "info",
+    "details",
+    "detail",
+    "here",
+    "below",
+    "above",
+    "following",
+    "link",
+    "links",
+    "docs",
+    "documentation",
+    "guide",
+    "section",
+    "article",
+    "further",
+    "additional",
+    "full",
+    "complete",
+    "list",
+    "reference",
+    "explanation",
+];
 
 /// `.1.4.` or `2.1.3.` inside a sentence: the remains of a numbered heading list.
 fn has_heading_numbering(s: &str) -> bool {
@@ -537,6 +584,16 @@ mod tests {
             .filter(|p| p.kind == Kind::Prose)
             .map(|p| p.text)
             .collect()
+    }
+
+    #[test]
+    fn pointers_elsewhere_are_not_quoted() {
+        assert!(prose("Check this page for more information.").is_empty());
+        assert!(prose("See the following guide for the full details.").is_empty());
+        assert_eq!(
+            prose("See the logging page: Hydra writes one log file per job."),
+            ["See the logging page: Hydra writes one log file per job."]
+        );
     }
 
     #[test]

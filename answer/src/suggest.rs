@@ -255,6 +255,15 @@ const READER_GENERIC: &[&str] = &[
     "code example",
     "example usage",
     "how it works",
+    "installation",
+    "benefits",
+    "advantages",
+    "disadvantages",
+    "limitations",
+    "caveats",
+    "features",
+    "options",
+    "configuration",
 ];
 
 /// Last words that make a heading a document to be shown ("Dual-Boot Guide"): asked for like an
