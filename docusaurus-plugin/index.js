@@ -1,6 +1,6 @@
 // docusaurus-plugin-book-chat: adds the book chat to a Docusaurus 3 book with one line in
 // docusaurus.config.js. At build time it indexes the docs of the locale being built, one index per
-// docs version (the native index-builder of the platform package), copies the widget shipped in
+// docs instance and version (the native index-builder of the platform package), copies the widget shipped in
 // this package into the output and checks every cited anchor; on every page it injects the config
 // and a tiny router hook that adds the loader on chat pages only. Options: options.js / README.md.
 const fs = require('fs');
@@ -83,9 +83,34 @@ function writePermalinks(file, version, siteDir) {
   fs.writeFileSync(file, JSON.stringify(permalinks));
 }
 
-/** Index folder (relative to the output) of one docs version: one version keeps the plain folder. */
-function versionIndexPath(indexPath, versionName, versionCount) {
-  return versionCount > 1 ? `${indexPath}/${versionName}` : indexPath;
+/**
+ * Index folder (relative to the output) of one docs version: the primary docs instance's in
+ * `indexPath`, another instance's beside it in `indexPath-<id>`; a single version keeps the plain
+ * folder, several get a subfolder each.
+ */
+function versionIndexPath({indexPath, pluginId, primary, versionName, versionCount}) {
+  const base = pluginId === primary ? indexPath : `${indexPath}-${pluginId}`;
+  return versionCount > 1 ? `${base}/${versionName}` : base;
+}
+
+/**
+ * The docs instances to index: the `docsPluginId` option (one id or a list), or every docs
+ * instance of the site; and the primary one (`default` when indexed, else the first), whose last
+ * version answers pages no other index claims. Throws naming the ids the site has.
+ */
+function docsInstances(byId, option) {
+  const have = Object.keys(byId);
+  const ids = option == null ? have : [].concat(option);
+  const missing = ids.filter((id) => !byId[id]);
+  if (!ids.length || missing.length) {
+    throw new Error(
+      `[${PLUGIN}] ${missing.length ? `no docs plugin with id "${missing.join('", "')}"` : 'no docs plugin'}: the chat indexes the pages of @docusaurus/plugin-content-docs. ` +
+        (have.length
+          ? `Set the option docsPluginId to one or more of: ${have.join(', ')} (or leave it out to index them all).`
+          : 'Enable docs in the classic preset (presets: [["classic", {docs: {...}}]]) or add @docusaurus/plugin-content-docs.'),
+    );
+  }
+  return {ids, primary: ids.includes('default') ? 'default' : ids[0]};
 }
 
 module.exports = function bookChatPlugin(context, options) {
@@ -103,11 +128,10 @@ module.exports = function bookChatPlugin(context, options) {
   const devDir = path.join(context.generatedFilesDir, 'book-chat', `dev-site-${locale}`);
   async function buildDevIndex(loaded) {
     const builder = indexBuilderPath(options);
-    const count = loaded.versions.length;
     for (const v of loaded.versions) {
-      const indexDir = path.join(devDir, versionIndexPath(options.indexPath, v.name, count));
+      const indexDir = path.join(devDir, v.indexPath);
       const {args, tmp} = prepareIndexBuild(v, indexDir);
-      console.log(`[${PLUGIN}] indexing ${locale} docs, version ${v.name} (${v.sources.length} pages) for \`docusaurus start\` in the background`);
+      console.log(`[${PLUGIN}] indexing ${describe(v)} for \`docusaurus start\` in the background`);
       try {
         await runInBackground(builder, args);
       } catch (e) {
@@ -118,6 +142,12 @@ module.exports = function bookChatPlugin(context, options) {
     }
   }
 
+  /** "en docs, version current (12 pages)", naming a docs instance other than the default. */
+  function describe(v) {
+    const instance = v.pluginId === 'default' ? '' : ` (${v.pluginId})`;
+    return `${locale} docs${instance}, version ${v.name} (${v.sources.length} pages)`;
+  }
+
   /**
    * The builder's arguments for one docs version written to `${indexDir}.tmp-<pid>` (returned as
    * `tmp`, emptied here): what `docusaurus build` and the dev server's background index both run.
@@ -126,7 +156,7 @@ module.exports = function bookChatPlugin(context, options) {
     const docsDir = localizedDocsDir({
       version: v,
       siteDir,
-      work: path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.name}`),
+      work: path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.key}`),
     });
     const routeBasePath = v.path.slice(baseUrl.length - 1) || '/';
     const tmp = `${indexDir}.tmp-${process.pid}`;
@@ -141,13 +171,13 @@ module.exports = function bookChatPlugin(context, options) {
     if (['mdx', 'detect', 'md'].includes(format)) args.push('--markdown-format', format);
     if (siteConfig.markdown && siteConfig.markdown.anchors && siteConfig.markdown.anchors.maintainCase === true) args.push('--anchors-maintain-case');
     // The URLs Docusaurus gave the docs, so citations never guess a page's URL.
-    const permalinks = path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.name}-permalinks.json`);
+    const permalinks = path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.key}-permalinks.json`);
     writePermalinks(permalinks, v, siteDir);
     args.push('--permalinks', permalinks);
     // The page language: English books get the question encoder, others BM25 alone.
     args.push('--language', localeConfig.htmlLang || locale);
     if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);
-    args.push('--cache', path.join(siteDir, 'node_modules', '.cache', 'book-chat', `embeddings-${locale}-${v.name}.bin`));
+    args.push('--cache', path.join(siteDir, 'node_modules', '.cache', 'book-chat', `embeddings-${locale}-${v.key}.bin`));
     return {args, tmp};
   }
 
@@ -166,45 +196,47 @@ module.exports = function bookChatPlugin(context, options) {
 
     async allContentLoaded({allContent}) {
       const byId = allContent['docusaurus-plugin-content-docs'] || {};
-      const content = byId[options.docsPluginId];
-      if (!content) {
-        const have = Object.keys(byId);
-        throw new Error(
-          `[${PLUGIN}] no docs plugin with id "${options.docsPluginId}": the chat indexes the pages of @docusaurus/plugin-content-docs. ` +
-            (have.length
-              ? `Set the option docsPluginId to one of: ${have.join(', ')}.`
-              : 'Enable docs in the classic preset (presets: [["classic", {docs: {...}}]]) or add @docusaurus/plugin-content-docs.'),
-        );
-      }
-      const versions = content.loadedVersions;
+      const {ids, primary} = docsInstances(byId, options.docsPluginId);
       const published = (v) => v.docs.filter((d) => !d.draft);
-      const empty = versions.filter((v) => published(v).length === 0);
-      if (empty.length === versions.length) {
+      const all = ids.flatMap((id) => byId[id].loadedVersions.map((v) => ({id, v})));
+      if (all.every(({v}) => published(v).length === 0)) {
         throw new Error(
-          `[${PLUGIN}] the docs folder ${versions.map((v) => v.contentPath).join(', ')} has no pages: add a .md or .mdx file, or remove the plugin.`,
+          `[${PLUGIN}] the docs folder ${all.map(({v}) => v.contentPath).join(', ')} has no pages: add a .md or .mdx file, or remove the plugin.`,
         );
       }
-      const last = versions.find((v) => v.isLast) || versions.find((v) => v.versionName === 'current') || versions[0];
-      docs = {
-        versions: versions
-          .filter((v) => published(v).length > 0)
-          .map((v) => ({
+      const versions = [];
+      for (const id of ids) {
+        const loaded = byId[id].loadedVersions;
+        const last = loaded.find((v) => v.isLast) || loaded.find((v) => v.versionName === 'current') || loaded[0];
+        const kept = loaded.filter((v) => published(v).length > 0);
+        for (const v of kept) {
+          versions.push({
+            pluginId: id,
             name: v.versionName,
+            // Names the version's scratch files and embedding cache; the default instance's keep
+            // their names from before several instances were indexed.
+            key: id === 'default' ? v.versionName : `${id}-${v.versionName}`,
+            indexPath: versionIndexPath({indexPath: options.indexPath, pluginId: id, primary, versionName: v.versionName, versionCount: kept.length}),
             path: v.path,
             contentPath: v.contentPath,
             contentPathLocalized: v.contentPathLocalized,
             sources: published(v).map((d) => d.source),
             pages: published(v).map((d) => ({source: d.source, permalink: d.permalink})),
-            isLast: v === last,
-          })),
+            isLast: id === primary && v === last,
+          });
+        }
+      }
+      const loadedAll = all.map(({v}) => v);
+      docs = {
+        versions,
         // Each version's path and pages, for the pages that get the widget (`chatRoutes`).
-        routeVersions: versions.map((v) => ({
+        routeVersions: loadedAll.map((v) => ({
           path: v.path,
           permalinks: published(v)
             .map((d) => d.permalink)
             .concat((v.categoryGeneratedIndices || []).map((c) => c.permalink)),
         })),
-        optOut: versions.flatMap((v) => optOutRoutes(v.docs)),
+        optOut: loadedAll.flatMap((v) => optOutRoutes(v.docs)),
       };
       try {
         widget = findWidget(options.widgetDir || defaultWidgetDir());
@@ -235,7 +267,7 @@ module.exports = function bookChatPlugin(context, options) {
     injectHtmlTags() {
       if (!docs || !widget) return {};
       const count = docs.versions.length;
-      const urlOf = (v) => options.indexUrl || joinBase(versionIndexPath(options.indexPath, v.name, count));
+      const urlOf = (v) => options.indexUrl || joinBase(v.indexPath);
       const lastVersion = docs.versions.find((v) => v.isLast) || docs.versions[0];
       const config = {
         proxyUrl: options.proxyUrl,
@@ -268,16 +300,15 @@ module.exports = function bookChatPlugin(context, options) {
         written.push(widgetOut);
         copyWidget(widget, widgetOut);
         const builder = options.buildIndex ? indexBuilderPath(options) : null;
-        const count = docs.versions.length;
         const urls = [];
         for (const v of docs.versions) {
-          const indexDir = path.join(outDir, versionIndexPath(options.indexPath, v.name, count));
+          const indexDir = path.join(outDir, v.indexPath);
           written.push(indexDir);
           if (builder) {
             // Written beside, then moved in: a failed build never leaves an index that looks complete.
             const {args, tmp} = prepareIndexBuild(v, indexDir);
             written.push(tmp);
-            console.log(`[${PLUGIN}] indexing ${locale} docs, version ${v.name} (${v.sources.length} pages) -> ${path.relative(outDir, indexDir) || '.'}`);
+            console.log(`[${PLUGIN}] indexing ${describe(v)} -> ${path.relative(outDir, indexDir) || '.'}`);
             run(builder, args);
             moveIntoPlace(tmp, indexDir);
           }

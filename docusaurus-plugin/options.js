@@ -24,8 +24,8 @@ const DEFAULT_OPTIONS = {
   buildIndex: true,
   // Walk the built HTML and fail the build when a cited page or #anchor is missing.
   checkAnchors: true,
-  // Docs plugin instance whose pages are indexed and get the widget.
-  docsPluginId: 'default',
+  // Docs plugin instance(s) whose pages are indexed and get the widget (an id or a list); null = every docs instance.
+  docsPluginId: null,
   // Route prefixes (relative to baseUrl, e.g. 'docs/') that get the widget; null = every page of the docs plugin.
   routes: null,
   // Colours of the bubble and the panel's accents; unset = the book's --ifm-color-primary.
@@ -43,7 +43,7 @@ const schema = Joi.object({
   indexBuilder: Joi.string().allow(null).default(DEFAULT_OPTIONS.indexBuilder),
   buildIndex: Joi.boolean().default(DEFAULT_OPTIONS.buildIndex),
   checkAnchors: Joi.boolean().default(DEFAULT_OPTIONS.checkAnchors),
-  docsPluginId: Joi.string().default(DEFAULT_OPTIONS.docsPluginId),
+  docsPluginId: Joi.alternatives(Joi.string(), Joi.array().items(Joi.string()).min(1)).allow(null).default(DEFAULT_OPTIONS.docsPluginId),
   routes: Joi.array().items(Joi.string()).allow(null).default(DEFAULT_OPTIONS.routes),
   colors: Joi.object({
     primary: colour,

@@ -143,3 +143,53 @@ test('a missing cited anchor alone: the build succeeds with a warning, or fails 
   assert.notEqual(r.status, 0, 'onBrokenAnchors: throw should fail the build');
   assert.match(r.stdout + r.stderr, /no element with id "no-such-section"/);
 });
+
+test('every docs instance gets its own index, and a page asks the index of its instance', {timeout: 700000}, () => {
+  const t = setup('instances');
+  // A second docs instance at /book/community/, as the Docusaurus site has.
+  fs.mkdirSync(path.join(t.site, 'community'));
+  fs.writeFileSync(path.join(t.site, 'community/c.md'), '# Community page\n\n## Meetups\n\nWe meet every month.\n');
+  const config = path.join(t.site, 'docusaurus.config.js');
+  fs.writeFileSync(
+    config,
+    fs
+      .readFileSync(config, 'utf8')
+      .replace('plugins: [', "plugins: [\n    ['@docusaurus/plugin-content-docs', {id: 'community', path: 'community', routeBasePath: 'community'}],"),
+  );
+  const r = build(t, ['/book/docs/a/', '/book/community/c/#meetups']);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const runs = fs
+    .readFileSync(path.join(t.dir, 'args.json.all'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const arg = (args, n) => args[args.indexOf(n) + 1];
+  assert.deepEqual(runs.map((a) => path.basename(arg(a, '--docs'))).sort(), ['community', 'docs']);
+  const community = runs.find((a) => arg(a, '--docs').endsWith('community'));
+  assert.equal(arg(community, '--route-base-path'), '/community');
+  // Its own embedding cache and permalinks; the default instance keeps its file names.
+  assert.equal(arg(community, '--cache'), path.join(t.site, 'node_modules/.cache/book-chat/embeddings-en-community-current.bin'));
+  assert.equal(JSON.parse(fs.readFileSync(arg(community, '--permalinks'), 'utf8'))['c.md'], '/book/community/c');
+  assert.ok(fs.existsSync(path.join(t.out, 'book-index/manifest.json')));
+  assert.ok(fs.existsSync(path.join(t.out, 'book-index-community/manifest.json')));
+  // The pages of both instances get the chat, each asking its own index.
+  const $ = cheerio.load(fs.readFileSync(path.join(t.out, 'community/c/index.html'), 'utf8'));
+  const attrs = {};
+  const win = {
+    location: {pathname: '/book/community/c/'},
+    document: {documentElement: {setAttribute: (k, v) => (attrs[k] = v)}, createElement: () => ({}), head: {appendChild: () => {}}},
+  };
+  win.window = win;
+  vm.runInNewContext($('script[data-book-chat]').text(), win);
+  assert.equal(attrs['data-book-chat'], 'on');
+  const cfg = JSON.parse(JSON.stringify(win.BOOK_CHAT_CONFIG));
+  // The page's own instance answers first; the widget re-decides per question by `indexes`.
+  assert.equal(cfg.indexUrl, '/book/book-index-community');
+  assert.deepEqual(cfg.indexes.map((i) => [i.prefix, i.indexUrl]).sort(), [
+    ['/book/community/', '/book/book-index-community'],
+    ['/book/docs/', '/book/book-index'],
+  ]);
+  win.__bookChatRoute('/book/docs/a/');
+  assert.equal(attrs['data-book-chat'], 'on');
+  assert.ok(r.stdout.includes('checked 4 cited URLs'), r.stdout);
+});

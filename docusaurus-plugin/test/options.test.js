@@ -17,6 +17,10 @@ test('accepted values', () => {
   assert.deepEqual(o.routes, ['docs/']);
   assert.equal(validate({proxyUrl: '/'}).proxyUrl, '/');
   assert.equal(validate({proxyUrl: null}).proxyUrl, null);
+  // One docs instance, several, or (null, the default) every one.
+  assert.equal(validate({docsPluginId: 'community'}).docsPluginId, 'community');
+  assert.deepEqual(validate({docsPluginId: ['default', 'community']}).docsPluginId, ['default', 'community']);
+  assert.equal(validate({}).docsPluginId, null);
 });
 
 test('bad values are rejected with the option named', () => {
@@ -29,6 +33,8 @@ test('bad values are rejected with the option named', () => {
   assert.throws(() => validate({colors: {primary: 'red;} body{display:none'}}), /primary/);
   assert.throws(() => validate({colors: {accent: '#fff'}}), /accent/);
   assert.throws(() => validate({routes: 'docs'}), /routes/);
+  assert.throws(() => validate({docsPluginId: []}), /docsPluginId/);
+  assert.throws(() => validate({docsPluginId: 3}), /docsPluginId/);
   assert.throws(() => validate({unknownOption: 1}), /unknownOption/);
 });
 
