@@ -241,6 +241,31 @@ const GENERIC_LAST_WORDS: &[&str] = &[
     "takeaways",
     "prerequisites",
     "notes",
+    "scenario",
+    "problems",
+    "solutions",
+    "issues",
+    "tips",
+    "steps",
+    "questions",
+    "answers",
+    "results",
+    "observations",
+    "highlights",
+    "goals",
+    "diagram",
+    "diagrams",
+    "figure",
+    "figures",
+    "screenshot",
+    "screenshots",
+];
+
+/// Words that cannot open a heading a reader asks about ("For Publishers:", "From Language to
+/// Action", "With Docker"): the heading qualifies its section rather than names a topic.
+const OPENING_PARTICLES: &[&str] = &[
+    "for", "with", "without", "in", "on", "from", "to", "about", "and", "or", "if", "by", "at",
+    "as", "into", "after", "during", "via", "beyond",
 ];
 
 /// Headings that name a part of a worked pattern or reference page ("Problem", "Solution"),
@@ -589,6 +614,7 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
                 .get(1)
                 .is_some_and(|w| w.chars().any(|c| c.is_ascii_digit()));
         if about_the_book
+            || OPENING_PARTICLES.contains(&lower_words[0].as_str())
             || GENERIC_LAST_WORDS.contains(&last)
             || lower_words[0] == "welcome"
             || READER_GENERIC.contains(&lower.as_str())
@@ -997,6 +1023,24 @@ mod tests {
         assert_eq!(
             suggestions("what is a VLA model", &related, &[]),
             ["What is OpenVLA Architecture?"]
+        );
+    }
+
+    #[test]
+    fn headings_that_qualify_or_name_a_part_are_not_asked() {
+        for h in [
+            "For Publishers:",
+            "From Language to Action",
+            "The Scenario",
+            "Specific Solutions",
+            "Data Flow Diagram",
+            "Isaac Sim Issues",
+        ] {
+            assert_eq!(follow_up(h), None, "{h}");
+        }
+        assert_eq!(
+            follow_up("Context Windows and Continuous Learning").as_deref(),
+            Some("What are Context Windows and Continuous Learning?")
         );
     }
 
