@@ -448,7 +448,10 @@ fn clean_heading(h: &str, reader: bool) -> String {
         .take_while(|(_, c)| c.is_ascii_digit() || *c == '.' || *c == ')')
         .last()
         .map_or(0, |(i, c)| i + c.len_utf8());
-    if n > 0 {
+    // Numbering is digits with a dot or parenthesis, then a space ("2.1.3. ", "1) ", "2.1 "): the
+    // 3 of "3D reconstruction" and the year of "2026 Hardware" stay.
+    let numbering = n > 0 && t[..n].contains(['.', ')']) && t[n..].starts_with(char::is_whitespace);
+    if numbering {
         t = t[n..].trim_start();
     }
     let extra: &[&str] = if reader { READER_LABELS } else { &[] };
@@ -534,6 +537,17 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
         .any(|w| TROUBLE_WORDS.contains(&w.as_str()))
         || (!opens_question && lower_words.iter().skip(1).any(|w| w == "not"));
     trouble.then(|| Some(format!("What should I do when {}?", lower_first(h))))
+}
+
+/// "Can you show the Dual-Boot Guide?"; a heading with its own article keeps it ("A humanoid
+/// example" → "Can you show a humanoid example?").
+fn show(h: &str) -> String {
+    let first = h.split_whitespace().next().unwrap_or("").to_lowercase();
+    if ["a", "an", "the"].contains(&first.as_str()) {
+        format!("Can you show {}?", lower_initial(h))
+    } else {
+        format!("Can you show the {}?", lower_first_word(h))
+    }
 }
 
 /// Lowercases the first word unless it looks like a name (all capitals, inner capitals, digits).
@@ -622,7 +636,7 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
             return None;
         }
         if SHOWN_LAST_WORDS.contains(&last) && !h.ends_with('?') {
-            return Some(format!("Can you show the {}?", lower_first_word(&h)));
+            return Some(show(&h));
         }
     }
     if h.ends_with('?') {
@@ -694,7 +708,7 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
             "example" | "examples"
         )
     {
-        return Some(format!("Can you show the {}?", lower_first_word(&h)));
+        return Some(show(&h));
     }
     // "Following Along as a Beginner": a task whose verb the list does not know cannot be asked as
     // "What is …?"; it is skipped.
@@ -721,7 +735,9 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
             && noun.ends_with('s')
             && !["ss", "us", "is", "os"].iter().any(|e| noun.ends_with(e)))
         || joined(&words, &lower_words, head, reader);
-    let verb = if plural { "are" } else { "is" };
+    // "A service server and client": the article says one thing.
+    let one = ["a", "an"].contains(&lower_words[0].as_str());
+    let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
 }
 
@@ -1041,6 +1057,26 @@ mod tests {
         assert_eq!(
             follow_up("Context Windows and Continuous Learning").as_deref(),
             Some("What are Context Windows and Continuous Learning?")
+        );
+    }
+
+    #[test]
+    fn articles_and_leading_numbers_read_right() {
+        assert_eq!(
+            follow_up("3D reconstruction with nvblox").as_deref(),
+            Some("What is 3D reconstruction with nvblox?")
+        );
+        assert_eq!(
+            follow_up("A humanoid example").as_deref(),
+            Some("Can you show a humanoid example?")
+        );
+        assert_eq!(
+            follow_up("A service server and client").as_deref(),
+            Some("What is a service server and client?")
+        );
+        assert_eq!(
+            follow_up("2.1 Sensor Fusion").as_deref(),
+            Some("What is Sensor Fusion?")
         );
     }
 
