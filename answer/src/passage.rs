@@ -493,9 +493,19 @@ fn is_quotable(s: &str) -> bool {
     if capitalised * 10 > words.len() * 6 {
         return false;
     }
+    // A tab separates the cells of a table flattened into text: row soup, not a sentence.
+    if s.contains('\t') {
+        return false;
+    }
     let visible: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
     let letters = visible.iter().filter(|c| c.is_alphabetic()).count();
     if letters * 10 < visible.len() * 6 {
+        return false;
+    }
+    // Code written into the page as text (JSX in a component, an import line): a sentence seldom
+    // has three braces and semicolons.
+    let code_marks = visible.iter().filter(|c| "{};".contains(**c)).count();
+    if code_marks >= 3 {
         return false;
     }
     const PAGER: &[&str] = &["Next ", "Previous "];
@@ -584,6 +594,19 @@ mod tests {
             .filter(|p| p.kind == Kind::Prose)
             .map(|p| p.text)
             .collect()
+    }
+
+    #[test]
+    fn table_soup_and_code_as_text_are_not_quoted() {
+        assert!(prose("Name\tType\tDefault\tDescription `showLastUpdateAuthor`\t`boolean`\t`false`\tWhether to display the author.").is_empty());
+        assert!(prose("import Admonition from '@theme/Admonition'; export default function MyReactPage() { return ( <div> <Admonition type=\"info\"> <p>Some information</p> </Admonition> </div> ); }").is_empty());
+        // A sentence with a little inline code is still a sentence.
+        assert_eq!(
+            prose(
+                "Set `trailingSlash: false` in the config when the host serves pages without it."
+            ),
+            ["Set `trailingSlash: false` in the config when the host serves pages without it."]
+        );
     }
 
     #[test]
