@@ -347,8 +347,17 @@ fn is_markup_line(t: &str) -> bool {
         || t.starts_with("---")
 }
 
-/// `- item`, `* item`, `+ item`, `1. item`, `1) item`, `> quote`, `✅ item` → the item text.
+/// `- item`, `* item`, `+ item`, `1. item`, `1) item`, `> quote`, `✅ item` → the item text; a
+/// task list's box goes too (`- [ ] item`, `- [x] item`).
 fn strip_list_marker(t: &str) -> &str {
+    let item = strip_item_marker(t);
+    ["[ ] ", "[x] ", "[X] "]
+        .iter()
+        .find_map(|b| item.strip_prefix(b))
+        .map_or(item, str::trim_start)
+}
+
+fn strip_item_marker(t: &str) -> &str {
     if let Some(rest) = t
         .strip_prefix("- ")
         .or_else(|| t.strip_prefix("* "))
@@ -606,6 +615,14 @@ mod tests {
                 "Set `trailingSlash: false` in the config when the host serves pages without it."
             ),
             ["Set `trailingSlash: false` in the config when the host serves pages without it."]
+        );
+    }
+
+    #[test]
+    fn task_list_boxes_are_not_quoted() {
+        assert_eq!(
+            prose("- [ ] The Jetson can connect to the lab Wi-Fi.\n- [x] The battery is charged before the demo."),
+            ["The Jetson can connect to the lab Wi-Fi.", "The battery is charged before the demo."]
         );
     }
 
