@@ -130,7 +130,7 @@ module.exports = function bookChatPlugin(context, options) {
     const builder = indexBuilderPath(options);
     for (const v of loaded.versions) {
       const indexDir = path.join(devDir, v.indexPath);
-      const {args, tmp} = prepareIndexBuild(v, indexDir);
+      const {args, tmp} = prepareIndexBuild(v, indexDir, 'dev-');
       console.log(`[${PLUGIN}] indexing ${describe(v)} for \`docusaurus start\` in the background`);
       try {
         await runInBackground(builder, args);
@@ -151,12 +151,14 @@ module.exports = function bookChatPlugin(context, options) {
   /**
    * The builder's arguments for one docs version written to `${indexDir}.tmp-<pid>` (returned as
    * `tmp`, emptied here): what `docusaurus build` and the dev server's background index both run.
+   * `scratch` prefixes the names of the scratch files, so `docusaurus start` ('dev-') and a
+   * `docusaurus build` of the same site at the same time never write into each other's.
    */
-  function prepareIndexBuild(v, indexDir) {
+  function prepareIndexBuild(v, indexDir, scratch = '') {
     const docsDir = localizedDocsDir({
       version: v,
       siteDir,
-      work: path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.key}`),
+      work: path.join(context.generatedFilesDir, 'book-chat', `${scratch}${locale}-${v.key}`),
     });
     const routeBasePath = v.path.slice(baseUrl.length - 1) || '/';
     const tmp = `${indexDir}.tmp-${process.pid}`;
@@ -171,7 +173,7 @@ module.exports = function bookChatPlugin(context, options) {
     if (['mdx', 'detect', 'md'].includes(format)) args.push('--markdown-format', format);
     if (siteConfig.markdown && siteConfig.markdown.anchors && siteConfig.markdown.anchors.maintainCase === true) args.push('--anchors-maintain-case');
     // The URLs Docusaurus gave the docs, so citations never guess a page's URL.
-    const permalinks = path.join(context.generatedFilesDir, 'book-chat', `${locale}-${v.key}-permalinks.json`);
+    const permalinks = path.join(context.generatedFilesDir, 'book-chat', `${scratch}${locale}-${v.key}-permalinks.json`);
     writePermalinks(permalinks, v, siteDir);
     args.push('--permalinks', permalinks);
     // The page language: English books get the question encoder, others BM25 alone.
