@@ -179,6 +179,9 @@ module.exports = function bookChatPlugin(context, options) {
     // The page language: English books get the question encoder, others BM25 alone.
     args.push('--language', localeConfig.htmlLang || locale);
     if (fs.existsSync(PACKED_MODEL)) args.push('--model', PACKED_MODEL);
+    // The encoder's word table, when the author trades download size for fidelity.
+    if (options.wordMinUses != null) args.push('--word-min-uses', String(options.wordMinUses));
+    if (options.wordRows != null) args.push('--word-rows', String(options.wordRows));
     args.push('--cache', path.join(siteDir, 'node_modules', '.cache', 'book-chat', `embeddings-${locale}-${v.key}.bin`));
     return {args, tmp};
   }

@@ -26,6 +26,11 @@ const DEFAULT_OPTIONS = {
   checkAnchors: true,
   // Docs plugin instance(s) whose pages are indexed and get the widget (an id or a list); null = every docs instance.
   docsPluginId: null,
+  // The question encoder's word table: the book's own tokens get a row when used at least this
+  // often (or in a heading), up to `wordRows` rows; null = the builder's defaults (2 and 3 900,
+  // which keep the encoder under 6 MB). More rows: closer to the full model, a larger download.
+  wordMinUses: null,
+  wordRows: null,
   // Route prefixes (relative to baseUrl, e.g. 'docs/') that get the widget; null = every page of the docs plugin.
   routes: null,
   // Colours of the bubble and the panel's accents; unset = the book's --ifm-color-primary.
@@ -44,6 +49,8 @@ const schema = Joi.object({
   buildIndex: Joi.boolean().default(DEFAULT_OPTIONS.buildIndex),
   checkAnchors: Joi.boolean().default(DEFAULT_OPTIONS.checkAnchors),
   docsPluginId: Joi.alternatives(Joi.string(), Joi.array().items(Joi.string()).min(1)).allow(null).default(DEFAULT_OPTIONS.docsPluginId),
+  wordMinUses: Joi.number().integer().min(1).allow(null).default(DEFAULT_OPTIONS.wordMinUses),
+  wordRows: Joi.number().integer().min(0).allow(null).default(DEFAULT_OPTIONS.wordRows),
   routes: Joi.array().items(Joi.string()).allow(null).default(DEFAULT_OPTIONS.routes),
   colors: Joi.object({
     primary: colour,

@@ -67,6 +67,8 @@ test('a /book/ site with trailing slashes: index arguments, widget files, config
   // Docusaurus fills in markdown.format ('mdx' by default).
   assert.equal(arg('--markdown-format'), 'mdx');
   assert.ok(!args.includes('--anchors-maintain-case'), 'the fixture keeps the default lower-case anchors');
+  // The word table is the builder's unless the author sets it (the instances test does).
+  assert.ok(!args.includes('--word-min-uses') && !args.includes('--word-rows'));
   // Each doc's permalink, by its path in the docs folder.
   const permalinks = JSON.parse(fs.readFileSync(arg('--permalinks'), 'utf8'));
   assert.equal(permalinks['a.md'], '/book/docs/a');
@@ -154,7 +156,8 @@ test('every docs instance gets its own index, and a page asks the index of its i
     config,
     fs
       .readFileSync(config, 'utf8')
-      .replace('plugins: [', "plugins: [\n    ['@docusaurus/plugin-content-docs', {id: 'community', path: 'community', routeBasePath: 'community'}],"),
+      .replace('plugins: [', "plugins: [\n    ['@docusaurus/plugin-content-docs', {id: 'community', path: 'community', routeBasePath: 'community'}],")
+      .replace("colors: {primary: '#aa3300'},", "colors: {primary: '#aa3300'},\n        wordMinUses: 1,\n        wordRows: 100000,"),
   );
   const r = build(t, ['/book/docs/a/', '/book/community/c/#meetups']);
   assert.equal(r.status, 0, r.stdout + r.stderr);
@@ -167,6 +170,7 @@ test('every docs instance gets its own index, and a page asks the index of its i
   assert.deepEqual(runs.map((a) => path.basename(arg(a, '--docs'))).sort(), ['community', 'docs']);
   const community = runs.find((a) => arg(a, '--docs').endsWith('community'));
   assert.equal(arg(community, '--route-base-path'), '/community');
+  for (const a of runs) assert.deepEqual([arg(a, '--word-min-uses'), arg(a, '--word-rows')], ['1', '100000']);
   // Its own embedding cache and permalinks; the default instance keeps its file names.
   assert.equal(arg(community, '--cache'), path.join(t.site, 'node_modules/.cache/book-chat/embeddings-en-community-current.bin'));
   assert.equal(JSON.parse(fs.readFileSync(arg(community, '--permalinks'), 'utf8'))['c.md'], '/book/community/c');

@@ -21,6 +21,7 @@ test('accepted values', () => {
   assert.equal(validate({docsPluginId: 'community'}).docsPluginId, 'community');
   assert.deepEqual(validate({docsPluginId: ['default', 'community']}).docsPluginId, ['default', 'community']);
   assert.equal(validate({}).docsPluginId, null);
+  assert.equal(validate({wordMinUses: 1, wordRows: 100000}).wordRows, 100000);
 });
 
 test('bad values are rejected with the option named', () => {
@@ -35,6 +36,8 @@ test('bad values are rejected with the option named', () => {
   assert.throws(() => validate({routes: 'docs'}), /routes/);
   assert.throws(() => validate({docsPluginId: []}), /docsPluginId/);
   assert.throws(() => validate({docsPluginId: 3}), /docsPluginId/);
+  assert.throws(() => validate({wordMinUses: 0}), /wordMinUses/);
+  assert.throws(() => validate({wordRows: 2.5}), /wordRows/);
   assert.throws(() => validate({unknownOption: 1}), /unknownOption/);
 });
 
