@@ -49,18 +49,25 @@ pub fn analyze(text: &str) -> Vec<String> {
 /// shortcodes take parameters?" → `hugo`. A reader capitalizes names there, so an unseen one is a
 /// name the book lacks even when it is also an everyday English word (Hugo, Liquid, Confluence),
 /// and the refusal counts it as one. Only the whole word's term: `GitHub`'s part `hub` stays an
-/// everyday word.
+/// everyday word. A question written in Title Case (more than half of its words after the first
+/// capitalized, four words or more) names nothing this way.
 pub fn named_terms(text: &str) -> Vec<String> {
+    let capitalized = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+    let all: Vec<&str> = words(text).collect();
+    let rest = all.get(1..).unwrap_or_default();
+    if rest.len() >= 4 && rest.iter().filter(|w| capitalized(w)).count() * 2 > rest.len() {
+        return Vec::new();
+    }
     let mut terms = Vec::new();
     let mut prev_end: Option<usize> = None;
-    for word in words(text) {
+    for word in all {
         let start = word.as_ptr() as usize - text.as_ptr() as usize;
         // A word opens a sentence when it is the first one or punctuation that ends a sentence
         // (or a line break) stands between it and the word before.
         let opens =
             prev_end.is_none_or(|end| text[end..start].contains(['.', '?', '!', ':', '\n']));
         prev_end = Some(start + word.len());
-        if !opens && word.chars().next().is_some_and(char::is_uppercase) {
+        if !opens && capitalized(word) {
             push_term(&mut terms, word);
         }
     }
@@ -250,6 +257,7 @@ mod tests {
             ["jekyll", "liquid"]
         );
         assert!(named_terms("what is a ros node\nWhy").is_empty());
+        assert!(named_terms("How To Make Tabs Sync Across Pages").is_empty());
         assert!(named_terms("").is_empty());
     }
 
