@@ -511,10 +511,10 @@ fn is_quotable(s: &str) -> bool {
     if letters * 10 < visible.len() * 6 {
         return false;
     }
-    // Code written into the page as text (JSX in a component, an import line): a sentence seldom
-    // has three braces and semicolons.
-    let code_marks = visible.iter().filter(|c| "{};".contains(**c)).count();
-    if code_marks >= 3 {
+    // Code written into the page as text (JSX in a component, an import line): braces and a
+    // semicolon together. Semicolons alone are prose ("Nodes do the work; topics stream data; …").
+    let braces = visible.iter().filter(|c| matches!(c, '{' | '}')).count();
+    if braces >= 2 && visible.contains(&';') {
         return false;
     }
     const PAGER: &[&str] = &["Next ", "Previous "];
@@ -609,6 +609,11 @@ mod tests {
     fn table_soup_and_code_as_text_are_not_quoted() {
         assert!(prose("Name\tType\tDefault\tDescription `showLastUpdateAuthor`\t`boolean`\t`false`\tWhether to display the author.").is_empty());
         assert!(prose("import Admonition from '@theme/Admonition'; export default function MyReactPage() { return ( <div> <Admonition type=\"info\"> <p>Some information</p> </Admonition> </div> ); }").is_empty());
+        // Semicolons alone are prose.
+        assert_eq!(
+            prose("Nodes do the work; topics stream data; services answer quick questions; actions run long tasks."),
+            ["Nodes do the work; topics stream data; services answer quick questions; actions run long tasks."]
+        );
         // A sentence with a little inline code is still a sentence.
         assert_eq!(
             prose(
