@@ -357,6 +357,7 @@ fn strip_list_marker(t: &str) -> &str {
         .map_or(item, str::trim_start)
 }
 
+/// The bullet, number, quote mark or symbol that opens a list item, removed.
 fn strip_item_marker(t: &str) -> &str {
     if let Some(rest) = t
         .strip_prefix("- ")
@@ -522,12 +523,11 @@ fn is_quotable(s: &str) -> bool {
         return false;
     }
     // "Check this page for more information.": a pointer that says nothing itself.
-    let says_something = lower.iter().any(|w| {
+    lower.iter().any(|w| {
         !w.is_empty()
             && !book_retrieval::analyzer::is_stop_word(w)
             && !POINTER_WORDS.contains(&w.as_str())
-    });
-    says_something
+    })
 }
 
 /// Words of a sentence that only points elsewhere ("See the docs below for more details.",

@@ -989,14 +989,19 @@ mod tests {
         );
     }
 
-    #[test]
-    fn suggestions_skip_quoted_repeated_and_generic() {
-        let r = |s: &str, url: &str| Related {
-            chapter: "ROS 2".into(),
-            section: Some(s.into()),
+    /// A section the search found, as follow-ups are drawn from.
+    fn found(section: &str, url: &str) -> Related {
+        Related {
+            chapter: "Book".into(),
+            section: Some(section.into()),
             url: url.into(),
             relation: Relation::Found,
-        };
+        }
+    }
+
+    #[test]
+    fn suggestions_skip_quoted_repeated_and_generic() {
+        let r = found;
         let related = vec![
             r("Nodes", "/n"),
             r("Summary", "/s"),
@@ -1024,12 +1029,7 @@ mod tests {
 
     #[test]
     fn suggestions_never_ask_the_question_again_or_about_the_book() {
-        let r = |s: &str, url: &str| Related {
-            chapter: "VLA".into(),
-            section: Some(s.into()),
-            url: url.into(),
-            relation: Relation::Found,
-        };
+        let r = found;
         let related = vec![
             r("VLA Models", "/m"),
             r("Chapter Structure", "/c"),
