@@ -49,19 +49,24 @@ pub fn collect(
             })
         })
         .collect();
+    let vector = vector.filter(|_| results.mode != book_retrieval::Mode::Bm25Only);
     Found {
-        related: related(index, &sources),
+        related: related(index, &sources, vector.as_deref()),
         sources,
         refused: results.refused,
         threshold: results.threshold,
         words_margin: results.words_margin,
         agree: results.agree,
-        vector: vector.filter(|_| results.mode != book_retrieval::Mode::Bm25Only),
+        vector,
     }
 }
 
-/// The next section of the best source's page, the other sources, the next page, the previous section.
-fn related(index: &Index, sources: &[Source]) -> Vec<Related> {
+/// The next section of the best source's page, the other sources, the next page, the previous
+/// section. With the question's embedding (`vector`), the next page and the previous section are
+/// offered only when the book's refusal floor would not call them off-topic for the question: the
+/// next chapter often moves on to another subject ("What is Bipedal Locomotion?" under an install
+/// answer). The next section of the answer's page is the next step and always offered.
+fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Related> {
     let Some(top) = sources.first() else {
         return Vec::new();
     };
@@ -89,16 +94,95 @@ fn related(index: &Index, sources: &[Source]) -> Vec<Related> {
     for s in sources.iter().skip(1) {
         out.extend(make(s.chunk as usize, Relation::Found));
     }
-    if let Some(j) = (i + 1..chunks.len()).find(|&j| chunks[j].page == meta.page + 1) {
+    let on_topic = |j: usize| match (vector, index.meta.settings.min_cosine) {
+        (Some(q), Some(floor)) if q.len() == index.dim() => index.vectors.exact(q, j) >= floor,
+        _ => true,
+    };
+    if let Some(j) = (i + 1..chunks.len())
+        .find(|&j| chunks[j].page == meta.page + 1)
+        .filter(|&j| on_topic(j))
+    {
         out.extend(make(j, Relation::NextPage));
     }
     if let Some(j) = (0..i)
         .rev()
         .take_while(|&j| chunks[j].page == meta.page)
         .find(|&j| chunks[j].url != meta.url)
+        .filter(|&j| on_topic(j))
     {
         out.extend(make(j, Relation::Previous));
     }
     out.retain(|r| r.url != top.url);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{robot_book, TEST_DIM};
+    use book_retrieval::vectors::QuantizedVectors;
+
+    /// The robot book with chunk vectors: ROS 2 sections along the first axis, Gazebo's and
+    /// URDF's along the second; the refusal floor at 0.25.
+    fn book_with_vectors() -> Index {
+        let (mut index, _) = robot_book();
+        let rows: [[f32; TEST_DIM]; 6] = [
+            [1.0, 0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+        ];
+        index.vectors = QuantizedVectors::quantize(&rows.concat(), TEST_DIM);
+        index.meta.settings.min_cosine = Some(0.25);
+        index
+    }
+
+    /// "Creating a Node", the last section of the ROS 2 page, as the best source.
+    fn last_ros_section(index: &Index) -> Vec<Source> {
+        let meta = index.chunk(2).cloned().unwrap_or_else(|| panic!("chunk 2"));
+        vec![Source {
+            chunk: 2,
+            chapter: meta.chapter,
+            section: meta.section,
+            url: meta.url,
+            text: String::new(),
+            score: 1.0,
+        }]
+    }
+
+    fn relations(related: &[Related]) -> Vec<(Relation, String)> {
+        related
+            .iter()
+            .map(|r| (r.relation, r.section.clone().unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn the_next_page_and_previous_section_are_offered_only_when_on_topic() {
+        let index = book_with_vectors();
+        let sources = last_ros_section(&index);
+        // A ROS question: the previous ROS section yes, Gazebo's bridging (next page) no.
+        let ros = related(&index, &sources, Some(&[1.0, 0.0, 0.0, 0.0]));
+        assert_eq!(
+            relations(&ros),
+            vec![(Relation::Previous, "Topics".to_string())]
+        );
+        // A question nearer Gazebo: the next page yes, the previous ROS section no.
+        let gazebo = related(&index, &sources, Some(&[0.0, 1.0, 0.0, 0.0]));
+        assert_eq!(
+            relations(&gazebo),
+            vec![(Relation::NextPage, "Bridging Topics".to_string())]
+        );
+        // Before the encoder (no vector) or with an old asset (no floor): both, as before.
+        let words = related(&index, &sources, None);
+        assert_eq!(words.len(), 2);
+        let mut old = index;
+        old.meta.settings.min_cosine = None;
+        assert_eq!(
+            related(&old, &sources, Some(&[1.0, 0.0, 0.0, 0.0])).len(),
+            2
+        );
+    }
 }

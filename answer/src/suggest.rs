@@ -874,9 +874,11 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         && original[..original.len() - 1]
             .chars()
             .all(|c| c.is_ascii_uppercase());
-    // "Robotics", "Dynamics" are one field; "MkDocs" (a capital inside) is a name.
+    // "Robotics", "Dynamics" are one field; "MkDocs" (a capital inside) is a name, and
+    // "docusaurus.config.js" a file.
     let singular_s = reader
         && (FIELDS.iter().any(|f| noun.ends_with(f))
+            || original.contains('.')
             || original
                 .chars()
                 .skip(1)
@@ -1253,6 +1255,7 @@ mod tests {
             ),
             ("Core Robotics", "What is Core Robotics?"),
             ("MkDocs", "What is MkDocs?"),
+            ("docusaurus.config.js", "What is docusaurus.config.js?"),
             ("ROS 2 Topics", "What are ROS 2 Topics?"),
             (
                 "Physics Engine Characteristics",
