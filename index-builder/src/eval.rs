@@ -311,6 +311,10 @@ pub struct AnswerMetrics {
     pub answerable: usize,
     /// Slowest excerpt building (compose only, after the search), in milliseconds.
     pub max_compose_ms: f32,
+    /// Distinct follow-up questions offered under the answers.
+    pub follow_ups: usize,
+    /// Of those, follow-ups the book answers when a reader clicks them (not refused, same phase).
+    pub follow_ups_answered: usize,
 }
 
 impl AnswerMetrics {
@@ -323,6 +327,11 @@ impl AnswerMetrics {
     /// in the top 5.
     pub fn gold_shown_rate(&self) -> f32 {
         self.gold_shown as f32 / self.gold_in_top5.max(1) as f32
+    }
+
+    /// Share of the follow-ups offered that the book answers when clicked.
+    pub fn follow_up_rate(&self) -> f32 {
+        self.follow_ups_answered as f32 / self.follow_ups.max(1) as f32
     }
 
     /// Share of answers at `level` (0 high, 1 medium, 2 low) whose top source is gold.
@@ -365,6 +374,7 @@ pub fn answer_metrics_graded(
     let mut m = AnswerMetrics::default();
     // Measured as a reader who changed nothing sees them: the default preferences.
     let prefs = book_answer::Preferences::default();
+    let mut follow_ups: std::collections::BTreeSet<String> = Default::default();
     for q in questions.iter().filter(|q| !q.out_of_scope) {
         m.answerable += 1;
         let question = q.question.trim();
@@ -386,6 +396,7 @@ pub fn answer_metrics_graded(
         if !a.refused && a.sources.is_empty() {
             m.dead_ends += 1;
         }
+        follow_ups.extend(a.suggestions.iter().cloned());
         if found.sources.iter().take(5).any(|s| is_gold(s.chunk)) {
             m.gold_in_top5 += 1;
             if let Some(s) = a.quotes.first().and_then(|qt| a.sources.get(qt.source)) {
@@ -414,6 +425,12 @@ pub fn answer_metrics_graded(
             ));
         }
     }
+    // "Never a question the book cannot answer": each follow-up, clicked, is asked in turn.
+    m.follow_ups = follow_ups.len();
+    m.follow_ups_answered = follow_ups
+        .iter()
+        .filter(|f| !crate::answer::find(&book.index, texts, encoder, f).refused)
+        .count();
     (m, graded)
 }
 

@@ -269,6 +269,15 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             }
         };
         check(a.dead_ends as f64, 0.0, 0.0, false, "dead ends");
+        // "Never a question the book cannot answer" (issue 11): every follow-up offered, clicked,
+        // is answered; the floor keeps a margin for a refusal threshold's near misses.
+        check(
+            a.follow_up_rate() as f64,
+            1.0,
+            0.95,
+            true,
+            "follow-ups the book answers",
+        );
         check(
             a.first_quote_rate() as f64,
             0.8,
@@ -333,7 +342,7 @@ fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {
 
 fn print_rows(rows: &[Row]) {
     println!(
-        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>6} {:>8} {:>11} {:>11} {:>11} {:>7}",
+        "\n{:<24} {:<15} {:>6} {:>7} {:>8} {:>9} {:>9} {:>6} {:>8} {:>11} {:>11} {:>11} {:>7} {:>10}",
         "book",
         "phase",
         "sec@5",
@@ -346,12 +355,13 @@ fn print_rows(rows: &[Row]) {
         "high(gold)",
         "med(gold)",
         "low(gold)",
-        "max ms"
+        "max ms",
+        "follow-ups"
     );
     for r in rows {
         let (m, a) = (&r.retrieval, &r.answers);
         println!(
-            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>6.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2}) {:>7.1}",
+            "{:<24} {:<15} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>9.3} {:>6.3} {:>8} {:>5}({:.2}) {:>5}({:.2}) {:>5}({:.2}) {:>7.1} {:>4}({:.2})",
             r.name,
             r.phase,
             m.section_r5,
@@ -368,6 +378,8 @@ fn print_rows(rows: &[Row]) {
             a.by_level[2],
             a.reliability(2),
             a.max_compose_ms,
+            a.follow_ups,
+            a.follow_up_rate(),
         );
     }
 }
