@@ -74,8 +74,11 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
     let Some(meta) = index.chunk(top.chunk) else {
         return Vec::new();
     };
+    // A section whose follow-up the book refuses is never offered (`IndexMeta::unaskable`).
+    let unaskable = &index.meta.unaskable;
     let make = |i: usize, relation: Relation| {
-        chunks.get(i).map(|c| Related {
+        let refused = u32::try_from(i).is_ok_and(|i| unaskable.binary_search(&i).is_ok());
+        chunks.get(i).filter(|_| !refused).map(|c| Related {
             chapter: c.chapter.clone(),
             section: c.section.clone(),
             url: c.url.clone(),
@@ -178,6 +181,13 @@ mod tests {
         // Before the encoder (no vector) or with an old asset (no floor): both, as before.
         let words = related(&index, &sources, None);
         assert_eq!(words.len(), 2);
+        // A section whose follow-up the book refuses is never offered, whatever the phase.
+        let mut marked = book_with_vectors();
+        marked.meta.unaskable = vec![1];
+        assert_eq!(
+            relations(&related(&marked, &sources, None)),
+            vec![(Relation::NextPage, "Bridging Topics".to_string())]
+        );
         let mut old = index;
         old.meta.settings.min_cosine = None;
         assert_eq!(

@@ -67,6 +67,7 @@ pub fn tiny_index(sections: &[TestSection]) -> (Index, ChunkTexts) {
             settings: SearchSettings::default(),
             book_title: "Test book".into(),
             common_words: Default::default(),
+            unaskable: Vec::new(),
         },
         vectors: QuantizedVectors::quantize(&vec![0.0; n * TEST_DIM], TEST_DIM),
         bm25,

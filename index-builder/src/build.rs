@@ -141,6 +141,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         settings: opts.settings,
         book_title: opts.title.clone(),
         common_words: crate::common_words::for_book(&bm25),
+        // Marked by the calibration (`calibrate::apply`), which sets the refusal thresholds.
+        unaskable: Vec::new(),
     };
     let mut vectors = QuantizedVectors::quantize(&exact_vectors, dim);
     vectors.passages = passages.map(Box::new);

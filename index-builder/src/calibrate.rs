@@ -324,9 +324,11 @@ pub fn thresholds(s: &BookSample, c: &Calibration) -> Thresholds {
     }
 }
 
-/// Stores a book's calibrated thresholds in its index (the hash is recomputed, as on disk).
+/// Stores a book's calibrated thresholds in its index, and the follow-ups they refuse (asked with
+/// `encoder`, the shipped one); the hash is recomputed, as on disk.
 pub fn apply(
     index: &mut Index,
+    encoder: &Encoder,
     s: &BookSample,
     c: &Calibration,
 ) -> Result<(), book_retrieval::AssetError> {
@@ -339,6 +341,8 @@ pub fn apply(
     settings.common_unseen_weight = Some(t.unseen.1);
     settings.hybrid_min_coverage = Some(t.words);
     settings.min_cosine = (t.min_cosine > 0.0).then_some(t.min_cosine);
+    // Which follow-ups these thresholds refuse, so the widget never offers them.
+    index.meta.unaskable = crate::follow_ups::unaskable(index, encoder);
     let dim = index.dim();
     *index = Index::from_bytes(&index.to_bytes()?, Some(dim))?;
     Ok(())

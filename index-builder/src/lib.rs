@@ -16,6 +16,7 @@ pub mod docs;
 pub mod embed;
 pub mod encoder_cache;
 pub mod eval;
+pub mod follow_ups;
 pub mod grid;
 pub mod language;
 pub mod model;

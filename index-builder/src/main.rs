@@ -235,6 +235,7 @@ impl BookArgs {
         let sample = calibrate::sample(&built.index, &texts, &built.encoder, &bank);
         calibrate::apply(
             &mut built.index,
+            &built.encoder,
             &sample,
             &calibrate::Calibration::default(),
         )?;
@@ -248,6 +249,10 @@ impl BookArgs {
                 s.min_cosine.unwrap_or(0.0),
                 s.min_coverage,
                 s.unseen_penalty
+            );
+            eprintln!(
+                "follow-ups: {} sections whose follow-up question the book would refuse are never offered",
+                built.index.meta.unaskable.len()
             );
         }
         Ok(())

@@ -369,6 +369,7 @@ pub mod written {
                 settings: SearchSettings::default(),
                 book_title: "Book".into(),
                 common_words: Default::default(),
+                unaskable: Vec::new(),
             },
             vectors: QuantizedVectors::quantize(&vec![1.0; chunks.len() * DIM], DIM),
             bm25: Bm25::build(&docs, Bm25Params::default()),

@@ -158,6 +158,12 @@ pub struct IndexMeta {
     /// told apart from a name the book lacks. Empty in indexes built before it existed.
     #[serde(default)]
     pub common_words: CommonWords,
+    /// Chunks whose follow-up question (their heading phrased by the answer core) this index
+    /// refuses with the encoder: a reader clicking it would be told the book does not cover it, so
+    /// it is never offered. Sorted; marked by the build after calibration. Empty in indexes built
+    /// before it existed (every follow-up offered, as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unaskable: Vec<u32>,
 }
 
 /// Which signals a search uses: hybrid is the default; the others exist for evaluation and for
