@@ -6,7 +6,7 @@
 
 use book_prompt::prefs::{Detail, Format, Preferences};
 
-use crate::passage::{blocks, passages, with_its_list, Block, Kind, Passage};
+use crate::passage::{antecedent, blocks, passages, with_its_list, Block, Kind, Passage};
 use crate::source::{cut_at_word, Source};
 use crate::text::terms;
 
@@ -460,15 +460,27 @@ pub fn choose(
         }
     }
     let mut quotes: Vec<Quote> = lead.into_iter().collect();
-    quotes.extend(chosen.iter().map(|c| Quote {
-        source: c.source,
-        text: cut_at_word(
-            &with_its_list(&sources[c.source].text, &c.passage.text),
-            MAX_SENTENCE_CHARS,
-        ),
-        form: Form::Sentence,
-        intro: None,
-        score: c.score(),
+    quotes.extend(chosen.iter().map(|c| {
+        let text = &sources[c.source].text;
+        // "This can be useful …" is quoted after the sentence it leans on, unless that one is
+        // quoted already.
+        let sentence = match antecedent(text, &c.passage.text) {
+            Some(prev)
+                if !chosen
+                    .iter()
+                    .any(|o| o.source == c.source && o.passage.text == prev) =>
+            {
+                format!("{prev} {}", c.passage.text)
+            }
+            _ => c.passage.text.clone(),
+        };
+        Quote {
+            source: c.source,
+            text: cut_at_word(&with_its_list(text, &sentence), MAX_SENTENCE_CHARS),
+            form: Form::Sentence,
+            intro: None,
+            score: c.score(),
+        }
     }));
     // A code block: for how-to questions (or a reader who wants examples) from the best source
     // that has one, and whenever the sections have no prose to quote at all (command-only

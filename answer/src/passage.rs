@@ -330,6 +330,54 @@ pub fn with_its_list(text: &str, sentence: &str) -> String {
     out
 }
 
+/// Words that open a sentence leaning on the one before ("This is because …", "It can …").
+const ANAPHORS: &[&str] = &["this", "that", "these", "those", "it", "they", "such"];
+
+/// Words that, right after an [`ANAPHORS`] word, make it stand for the previous sentence rather than
+/// open a noun phrase ("This plugin supports …" names its subject; "This can be useful …" does not).
+const LEANING_VERBS: &[&str] = &[
+    "is", "are", "was", "were", "can", "could", "will", "would", "should", "may", "might", "must",
+    "does", "do", "has", "have", "means", "allows", "enables", "makes", "lets", "helps", "ensures",
+    "gives", "provides", "works", "happens", "also", "way", "approach", "requires",
+];
+
+/// Longest quote once a leaning sentence is given the sentence before it, in characters.
+const MAX_WITH_ANTECEDENT_CHARS: usize = 320;
+
+/// The sentence before `sentence` in its paragraph of `text`, when `sentence` leans on it ("This can
+/// be useful for inserting custom items …" says nothing on its own): quoted together, the quote
+/// says what "this" is. `None` when the sentence stands alone, opens its paragraph, sits in a list,
+/// or the two would be longer than a quote.
+pub fn antecedent(text: &str, sentence: &str) -> Option<String> {
+    let mut words = sentence.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    });
+    let (first, second) = (words.next()?, words.next()?);
+    // "It is possible to …", "It is important that …": an "it" that stands for nothing.
+    let expletive = first == "it" && words.nth(1).is_some_and(|w| w == "to" || w == "that");
+    if !ANAPHORS.contains(&first.as_str()) || !LEANING_VERBS.contains(&second.as_str()) || expletive
+    {
+        return None;
+    }
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let wanted = flat(sentence);
+    text.split("\n\n").find_map(|para| {
+        let lines: Vec<&str> = para.lines().map(str::trim).collect();
+        let list = lines
+            .iter()
+            .any(|l| strip_list_marker(l).len() != l.len() || is_table_row(l));
+        let joined = flat(para);
+        let at = joined.find(&wanted)?;
+        if list || lines.iter().any(|l| l.starts_with("```")) {
+            return Some(None);
+        }
+        let prev = sentences(joined[..at].trim()).pop()?;
+        let fits = prev.chars().count() + 1 + wanted.chars().count() <= MAX_WITH_ANTECEDENT_CHARS;
+        Some((ends_sentence(&prev) && is_quotable(&prev) && fits).then_some(prev))
+    })?
+}
+
 /// Whether a (trimmed) line is a table row as chunk texts keep it: `cell | cell | cell` (how the
 /// index builder writes rows) or `| cell | cell |`. The builder's chunker cuts long tables with it.
 pub fn is_table_row(t: &str) -> bool {
@@ -775,6 +823,43 @@ mod tests {
                 None
             )]
         );
+    }
+
+    #[test]
+    fn a_sentence_leaning_on_the_one_before_gets_it() {
+        let text = "Sidebar items can be HTML.\n\nYou can render raw HTML inside sidebar items. This can be useful for inserting custom items such as dividers.\n\nThis plugin supports the PNG and JPG formats only.";
+        assert_eq!(
+            antecedent(
+                text,
+                "This can be useful for inserting custom items such as dividers."
+            )
+            .as_deref(),
+            Some("You can render raw HTML inside sidebar items.")
+        );
+        // "This plugin" names its subject; a paragraph's first sentence has nothing before it.
+        assert_eq!(
+            antecedent(text, "This plugin supports the PNG and JPG formats only."),
+            None
+        );
+        assert_eq!(
+            antecedent("It is fast and it is small.", "It is fast and it is small."),
+            None
+        );
+        let expletive = "Build the site first. It is important to test your build locally.";
+        assert_eq!(
+            antecedent(expletive, "It is important to test your build locally."),
+            None
+        );
+        let leaning = "Build the whole site on your machine first. It is fast on two cores.";
+        assert_eq!(
+            antecedent(leaning, "It is fast on two cores.").as_deref(),
+            Some("Build the whole site on your machine first.")
+        );
+        // Not inside lists, nor past a quote's length.
+        let list = "- Install the package first.\n- It will then appear in the menu.";
+        assert_eq!(antecedent(list, "It will then appear in the menu."), None);
+        let long = format!("{} word. It is short.", "A very long sentence".repeat(20));
+        assert_eq!(antecedent(&long, "It is short."), None);
     }
 
     #[test]
