@@ -9,20 +9,25 @@
 
 use unicode_general_category::{get_general_category, GeneralCategory};
 
-/// Words too common to say anything about a section.
+/// Words too common to say anything about a section. Sorted (binary search). The apostrophe splits
+/// words, so the pieces of contractions are listed too ("don't" → `don`, "won't" → `won`, "you'll" →
+/// `ll`): left in, "won't" in a book matched "who won the world cup", and `ll`, `ve`, `re` matched
+/// nothing a reader meant. `m` and `d` ("I'm", "I'd") stay terms: "-m" and "-d" are command flags.
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "been", "before", "being", "between", "both", "but", "by", "can", "cant", "could", "did", "do",
-    "does", "doesnt", "doing", "dont", "each", "eg", "explain", "for", "from", "further", "get",
-    "had", "has", "have", "having", "he", "her", "here", "him", "his", "how", "i", "ie", "if",
-    "im", "in", "into", "is", "isnt", "it", "its", "ive", "just", "know", "make", "makes", "me",
-    "more", "most", "my", "need", "no", "nor", "not", "of", "off", "on", "once", "one", "only",
-    "or", "other", "our", "out", "over", "own", "please", "s", "same", "she", "should", "so",
-    "some", "such", "t", "tell", "than", "that", "the", "their", "them", "then", "there", "these",
-    "they", "thing", "things", "this", "those", "through", "to", "too", "under", "until", "up",
-    "us", "use", "used", "using", "very", "wanna", "want", "was", "way", "we", "were", "what",
-    "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "work",
-    "works", "would", "you", "your", "yours",
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "aren", "as", "at",
+    "be", "been", "before", "being", "between", "both", "but", "by", "can", "cant", "could",
+    "couldn", "did", "didn", "do", "does", "doesn", "doesnt", "doing", "don", "dont", "each", "eg",
+    "explain", "for", "from", "further", "get", "had", "hadn", "has", "hasn", "have", "haven",
+    "having", "he", "her", "here", "him", "his", "how", "i", "ie", "if", "im", "in", "into", "is",
+    "isn", "isnt", "it", "its", "ive", "just", "know", "ll", "make", "makes", "me", "more", "most",
+    "mustn", "my", "need", "needn", "no", "nor", "not", "of", "off", "on", "once", "one", "only",
+    "or", "other", "our", "out", "over", "own", "please", "re", "s", "same", "she", "should",
+    "shouldn", "so", "some", "such", "t", "tell", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "thing", "things", "this", "those", "through", "to", "too", "under",
+    "until", "up", "us", "use", "used", "using", "ve", "very", "wanna", "want", "was", "wasn",
+    "way", "we", "were", "weren", "what", "whats", "when", "where", "which", "while", "who",
+    "whom", "why", "will", "with", "won", "work", "works", "would", "wouldn", "you", "your",
+    "yours",
 ];
 
 /// Splits text into lowercase, stemmed terms, dropping stop words. `useDocusaurusContext` yields the
@@ -259,6 +264,16 @@ mod tests {
         assert!(named_terms("what is a ros node\nWhy").is_empty());
         assert!(named_terms("How To Make Tabs Sync Across Pages").is_empty());
         assert!(named_terms("").is_empty());
+    }
+
+    #[test]
+    fn contractions_leave_no_pieces() {
+        assert_eq!(
+            analyze("It won't build, you'll see; we've tried and they're stuck. Sure it doesn't."),
+            ["build", "see", "tri", "stuck", "sur"]
+        );
+        // A command's flag is a term: `python -m`.
+        assert_eq!(analyze("python -m pkg"), ["python", "m", "pkg"]);
     }
 
     #[test]
