@@ -625,9 +625,11 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     {
         return Some(None);
     }
-    // "Problems?" is a one-word prompt, not a question.
+    // "Problems?" is a one-word prompt, "What's next?" a pointer to the next page: not questions.
     if h.ends_with('?') {
-        return Some((lower_words.len() > 1).then(|| h.to_string()));
+        let lower = h.to_lowercase().replace('’', "'");
+        let generic = READER_GENERIC.contains(&lower.as_str());
+        return Some((lower_words.len() > 1 && !generic).then(|| h.to_string()));
     }
     // An error message as the heading ("\"Launch file not found\"") or a problem report.
     let quoted =
@@ -1233,6 +1235,8 @@ mod tests {
             "Fish instructions",
             "Hydra 1.1",
             "Problems?",
+            "What's next?",
+            "What’s Next?",
             "Key Takeaways to Remember",
             "Task",
             "Terminology",
