@@ -4,7 +4,9 @@
 //! section's follow-up once, with the shipped encoder and the calibrated thresholds, and stores the
 //! refused ones in the index (`IndexMeta::unaskable`).
 
-use std::collections::HashMap;
+use std::collections::HashSet;
+
+use rayon::prelude::*;
 
 use book_answer::suggest::follow_up;
 use book_retrieval::{Encoder, Index, SearchRequest};
@@ -12,23 +14,28 @@ use book_retrieval::{Encoder, Index, SearchRequest};
 /// The chunks (sorted) whose follow-up question `index`, with `encoder`, refuses. Chunks whose
 /// heading makes no follow-up are not listed: they are never offered anyway.
 pub fn unaskable(index: &Index, encoder: &Encoder) -> Vec<u32> {
-    // Sections share headings ("Installation" on many pages): each question is asked once.
-    let mut refused: HashMap<String, bool> = HashMap::new();
-    let mut out = Vec::new();
-    for (i, c) in index.meta.chunks.iter().enumerate() {
-        let heading = c.section.as_deref().unwrap_or(&c.chapter);
-        let Some(q) = follow_up(heading) else {
-            continue;
-        };
-        let no = *refused.entry(q).or_insert_with_key(|q| {
+    let questions: Vec<Option<String>> = index
+        .meta
+        .chunks
+        .iter()
+        .map(|c| follow_up(c.section.as_deref().unwrap_or(&c.chapter)))
+        .collect();
+    // Sections share headings ("Installation" on many pages): each question is asked once, on
+    // rayon's threads (one encoding each, about 3 ms).
+    let distinct: HashSet<&str> = questions.iter().flatten().map(String::as_str).collect();
+    let refused: HashSet<&str> = distinct
+        .into_par_iter()
+        .filter(|q| {
             let v = encoder.encode(q);
             index.search(&SearchRequest::new(q, Some(&v))).refused
-        });
-        if no {
-            out.push(i as u32);
-        }
-    }
-    out
+        })
+        .collect();
+    questions
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| q.as_deref().is_some_and(|q| refused.contains(q)))
+        .map(|(i, _)| i as u32)
+        .collect()
 }
 
 #[cfg(test)]
