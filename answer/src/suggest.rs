@@ -578,7 +578,11 @@ fn clean_heading(h: &str, reader: bool) -> String {
                 .count();
             let digits = rest[..number].trim_end_matches('.').len();
             let after = rest[digits..].trim_start();
-            let short = (1..=3).contains(&rest[..digits].replace('.', "").len());
+            let alnum = rest[..digits]
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .count();
+            let short = (1..=3).contains(&alnum);
             if short && after.starts_with([':', '-', '–', '.']) {
                 // `to_ascii_lowercase` keeps byte offsets, so `after` indexes `t` from the end.
                 let sep = after.chars().next().map_or(1, char::len_utf8);
@@ -716,6 +720,12 @@ pub fn as_question(heading: &str) -> Option<String> {
 /// kind of thing, not a task; an example is asked for.
 pub fn follow_up(heading: &str) -> Option<String> {
     phrase(heading, true)
+}
+
+/// The follow-up a section is offered as: its heading's, or its chapter's for a page top. The index
+/// builder marks the sections whose follow-up the book refuses with the same function.
+pub fn section_follow_up(chapter: &str, section: Option<&str>) -> Option<String> {
+    follow_up(section.unwrap_or(chapter))
 }
 
 fn phrase(heading: &str, reader: bool) -> Option<String> {
@@ -949,8 +959,7 @@ pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) ->
         if quoted_urls.contains(&r.url.as_str()) {
             continue;
         }
-        let heading = r.section.as_deref().unwrap_or(&r.chapter);
-        let Some(q) = follow_up(heading) else {
+        let Some(q) = section_follow_up(&r.chapter, r.section.as_deref()) else {
             continue;
         };
         let key = q.trim_end_matches('?').to_lowercase();

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use book_answer::suggest::follow_up;
+use book_answer::suggest::section_follow_up;
 use book_retrieval::{Encoder, Index, SearchRequest};
 
 /// The chunks (sorted) whose follow-up question `index`, with `encoder`, refuses. Chunks whose
@@ -18,7 +18,7 @@ pub fn unaskable(index: &Index, encoder: &Encoder) -> Vec<u32> {
         .meta
         .chunks
         .iter()
-        .map(|c| follow_up(c.section.as_deref().unwrap_or(&c.chapter)))
+        .map(|c| section_follow_up(&c.chapter, c.section.as_deref()))
         .collect();
     // Sections share headings ("Installation" on many pages): each question is asked once, on
     // rayon's threads (one encoding each, about 3 ms).
@@ -52,9 +52,9 @@ mod tests {
         let all = unaskable(&index, &encoder);
         let phrased: Vec<u32> = (0..index.len() as u32)
             .filter(|&i| {
-                index.chunk(i).is_some_and(|c| {
-                    follow_up(c.section.as_deref().unwrap_or(&c.chapter)).is_some()
-                })
+                index
+                    .chunk(i)
+                    .is_some_and(|c| section_follow_up(&c.chapter, c.section.as_deref()).is_some())
             })
             .collect();
         assert!(!phrased.is_empty());
