@@ -252,42 +252,10 @@ fn defines(sentence: &str, question_terms: &[String]) -> bool {
         .any(|w| question_terms.contains(&crate::text::stem(w)))
 }
 
-/// Headings of sections that list what a chapter covers or asks rather than explain it.
-const POINTING_HEADINGS: &[&str] = &[
-    "what you'll learn",
-    "what you will learn",
-    "learning objectives",
-    "learning outcomes",
-    "objectives",
-    "next steps",
-    "what's next",
-    "prerequisites",
-    "further reading",
-    "references",
-    "see also",
-    "review questions",
-];
-
 /// Whether `src` is a section that points elsewhere (objectives, next steps, a quiz, any section
-/// of a quiz page).
+/// of a quiz page): see [`book_retrieval::chunk::points_elsewhere`].
 pub(crate) fn points_elsewhere(src: &Source) -> bool {
-    let quiz = |t: &str| {
-        t.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| matches!(w, "quiz" | "quizzes"))
-    };
-    if quiz(&src.chapter) {
-        return true;
-    }
-    let Some(h) = src.section.as_deref() else {
-        return false;
-    };
-    let h = h
-        .trim()
-        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
-        .trim_end_matches([':', ' '])
-        .to_lowercase();
-    POINTING_HEADINGS.contains(&h.as_str()) || quiz(&h)
+    book_retrieval::chunk::points_elsewhere(&src.chapter, src.section.as_deref())
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> Option<f32> {

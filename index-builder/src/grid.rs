@@ -35,7 +35,8 @@ pub fn objective(m: &PhaseMetrics) -> f32 {
 
 /// The candidates tried: passages weight and fusion weight with raw cosines (the previous
 /// defaults), then each BM25 parameter moved one step either way, then typo tolerance, page
-/// evidence, a per-page limit and a page-top penalty one at a time, then min-max cosines with
+/// evidence, a per-page limit, a page-top penalty and a penalty for sections that point elsewhere
+/// (quizzes, objectives) one at a time, then min-max cosines with
 /// fusion and passage weights, with and without typo tolerance (a full product would be ~100×
 /// slower). The shipped default is one of them.
 pub fn candidates() -> Vec<Candidate> {
@@ -48,6 +49,7 @@ pub fn candidates() -> Vec<Candidate> {
         page_weight: 0.0,
         max_per_page: 0,
         top_penalty: 0.0,
+        pointing_penalty: 0.0,
         ..SearchSettings::default()
     };
     let bm = Bm25Params::default();
@@ -92,8 +94,8 @@ pub fn candidates() -> Vec<Candidate> {
     for v in variants {
         push(v, base.dense_weight, base.passage_weight);
     }
-    // Typo tolerance, page evidence, the per-page limit, normalized cosines and the page-top
-    // penalty, at the default BM25 settings.
+    // Typo tolerance, page evidence, the per-page limit, normalized cosines, the page-top
+    // penalty and the pointing penalty, at the default BM25 settings.
     let mut more = |f: &dyn Fn(&mut SearchSettings)| {
         let mut settings = base;
         f(&mut settings);
@@ -110,6 +112,9 @@ pub fn candidates() -> Vec<Candidate> {
     }
     for top in [0.05f32, 0.1, 0.2] {
         more(&|s| s.top_penalty = top);
+    }
+    for pointing in [0.1f32, 0.2, 0.3, 0.5] {
+        more(&|s| s.pointing_penalty = pointing);
     }
     for fuzzy in [0.0f32, 1.0] {
         for dense in [0.3f32, 0.4, 0.5, 0.6, 0.7, 0.8] {
@@ -138,7 +143,7 @@ pub fn score_book(
         .collect();
     let mut out = Vec::with_capacity(cands.len());
     // The BM25 phase does not depend on the dense settings: scored once per BM25 setting.
-    let mut bm25_phase: HashMap<[u32; 8], Metrics> = HashMap::new();
+    let mut bm25_phase: HashMap<[u32; 9], Metrics> = HashMap::new();
     let mut built_params: Option<Bm25Params> = None;
     for (i, c) in cands.iter().enumerate() {
         if i % 10 == 0 {
@@ -192,6 +197,7 @@ pub fn score_book(
             st.page_weight.to_bits(),
             st.max_per_page,
             st.top_penalty.to_bits(),
+            st.pointing_penalty.to_bits(),
         ];
         let words = *bm25_phase.entry(key).or_insert_with(|| run(Mode::Bm25Only));
         out.push((words, run(Mode::Hybrid)));
@@ -227,7 +233,7 @@ pub fn best_overall(scores: &[Vec<PhaseMetrics>]) -> usize {
 /// A one-line description of a candidate.
 pub fn describe(c: &Candidate) -> String {
     format!(
-        "k1 {} b {} heading ×{} title ×{} dense {}{} passages {} fuzzy {} page {} per-page {} top-penalty {}",
+        "k1 {} b {} heading ×{} title ×{} dense {}{} passages {} fuzzy {} page {} per-page {} top-penalty {} pointing-penalty {}",
         c.bm25.k1,
         c.bm25.b,
         c.bm25.heading_weight,
@@ -238,7 +244,8 @@ pub fn describe(c: &Candidate) -> String {
         c.settings.fuzzy_weight,
         c.settings.page_weight,
         c.settings.max_per_page,
-        c.settings.top_penalty
+        c.settings.top_penalty,
+        c.settings.pointing_penalty
     )
 }
 

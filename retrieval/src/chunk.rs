@@ -25,6 +25,53 @@ pub struct ChunkMeta {
     pub page: u32,
 }
 
+/// Headings of sections that list what a chapter covers or asks rather than explain it.
+const POINTING_HEADINGS: &[&str] = &[
+    "what you'll learn",
+    "what you will learn",
+    "learning objectives",
+    "learning outcomes",
+    "objectives",
+    "next steps",
+    "what's next",
+    "prerequisites",
+    "further reading",
+    "references",
+    "see also",
+    "review questions",
+];
+
+/// Whether a section points elsewhere rather than explains: objectives, next steps, reading
+/// lists, a quiz (any section of a quiz page). Such sections restate, in the chapter's words, what
+/// another section explains; the search can rank them lower and the excerpt answer quotes the
+/// explaining section first. One definition for both.
+pub fn points_elsewhere(chapter: &str, section: Option<&str>) -> bool {
+    let quiz = |t: &str| {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "quiz" | "quizzes"))
+    };
+    if quiz(chapter) {
+        return true;
+    }
+    let Some(h) = section else {
+        return false;
+    };
+    let h = h
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+        .trim_end_matches([':', ' '])
+        .to_lowercase();
+    POINTING_HEADINGS.contains(&h.as_str()) || quiz(&h)
+}
+
+impl ChunkMeta {
+    /// See [`points_elsewhere`].
+    pub fn points_elsewhere(&self) -> bool {
+        points_elsewhere(&self.chapter, self.section.as_deref())
+    }
+}
+
 /// A chunk with its text (cleaned Markdown: prose, lists, tables and fenced code kept).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
@@ -33,4 +80,24 @@ pub struct Chunk {
     pub meta: ChunkMeta,
     /// The chunk's text.
     pub text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::points_elsewhere;
+
+    #[test]
+    fn quizzes_objectives_and_next_steps_point_elsewhere() {
+        assert!(points_elsewhere(
+            "Chapter 3 Quiz",
+            Some("Question 2: USD Format")
+        ));
+        assert!(points_elsewhere("Module 2: Quizzes", None));
+        assert!(points_elsewhere("ROS 2", Some("2.1. Learning Objectives:")));
+        assert!(points_elsewhere("ROS 2", Some("Next Steps")));
+        assert!(points_elsewhere("ROS 2", Some("Quiz: check yourself")));
+        assert!(!points_elsewhere("ROS 2", Some("Quizzical robots")));
+        assert!(!points_elsewhere("ROS 2", Some("Services and actions")));
+        assert!(!points_elsewhere("ROS 2", None));
+    }
 }

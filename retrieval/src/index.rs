@@ -99,6 +99,12 @@ pub struct SearchSettings {
     /// the page) are multiplied by `1 - top_penalty`. Absent: 0.
     #[serde(default)]
     pub top_penalty: f32,
+    /// Ranking scores of sections that point elsewhere (a quiz, objectives, next steps: see
+    /// [`crate::chunk::points_elsewhere`]) are multiplied by `1 - pointing_penalty`: they restate
+    /// in the chapter's words what another section explains, and can fill the top 5 with
+    /// restatements. Absent: 0.
+    #[serde(default)]
+    pub pointing_penalty: f32,
 }
 
 impl Default for SearchSettings {
@@ -107,7 +113,9 @@ impl Default for SearchSettings {
             // Chosen leave-one-book-out by `index-builder grid` (README, "Retrieval and answer
             // quality"); typo tolerance 1.0 wins along its axis in all five folds, and the other
             // ranking options (min-max cosines, page evidence, per-page limit, page-top penalty)
-            // stay off: no fold gained more than a question from them.
+            // stay off: no fold gained more than a question from them. The pointing penalty
+            // moves only textbook 2 (the one labelled book with quiz pages; the others are equal
+            // with it), so leave-one-book-out cannot choose it: off.
             dense_weight: 0.7,
             current_page_boost: 0.05,
             // Fallbacks only: `index-builder build` replaces the three refusal values with
@@ -126,6 +134,7 @@ impl Default for SearchSettings {
             max_per_page: 0,
             normalize_dense: false,
             top_penalty: 0.0,
+            pointing_penalty: 0.0,
         }
     }
 }
@@ -570,10 +579,19 @@ impl Index {
                     }
                     (Mode::DenseOnly, Some(d)) => d,
                     _ => b_norm,
-                } * if self.meta.chunks[i as usize].section.is_none() {
-                    1.0 - s.top_penalty
-                } else {
-                    1.0
+                } * {
+                    let meta = &self.meta.chunks[i as usize];
+                    let top = if meta.section.is_none() {
+                        1.0 - s.top_penalty
+                    } else {
+                        1.0
+                    };
+                    let pointing = if s.pointing_penalty > 0.0 && meta.points_elsewhere() {
+                        1.0 - s.pointing_penalty
+                    } else {
+                        1.0
+                    };
+                    top * pointing
                 };
                 let coverage = bm.coverage[i as usize];
                 let relevance = match dense {
@@ -737,6 +755,7 @@ fn settings_are_sane(s: &SearchSettings) -> bool {
         && (0.0..=1.0).contains(&s.page_weight)
         && s.max_per_page <= 1000
         && (0.0..=0.5).contains(&s.top_penalty)
+        && (0.0..=0.9).contains(&s.pointing_penalty)
 }
 
 /// The chunk with the highest value (ties: the lowest chunk id), if any.
@@ -887,6 +906,33 @@ mod tests {
             "the passage is the question"
         );
         assert_eq!(lifted.hits[0].chunk, 3);
+    }
+
+    #[test]
+    fn a_section_that_points_elsewhere_is_ranked_lower_only_with_the_penalty() {
+        let mut idx = crate::testing::index();
+        let q = "gravity friction collisions physics";
+        let v = crate::testing::encoder().encode(q);
+        let plain = idx.search(&super::SearchRequest::new(q, Some(&v)));
+        let top = plain.hits[0].chunk;
+        // The same chunk, now a quiz's question: equal without the penalty, lower with it.
+        idx.meta.chunks[top as usize].chapter = "Module 2 Quiz".into();
+        let same = idx.search(&super::SearchRequest::new(q, Some(&v)));
+        assert_eq!(same.hits[0].chunk, top);
+        idx.meta.settings.pointing_penalty = 0.5;
+        let lowered = idx.search(&super::SearchRequest::new(q, Some(&v)));
+        let score = |r: &super::SearchResults| {
+            r.hits
+                .iter()
+                .find(|h| h.chunk == top)
+                .map_or(0.0, |h| h.score)
+        };
+        assert!((score(&lowered) - 0.5 * score(&plain)).abs() < 1e-6);
+        // Refusal does not depend on the ranking.
+        assert_eq!(lowered.refused, plain.refused);
+        // Out of range: the loader rejects it.
+        idx.meta.settings.pointing_penalty = 1.5;
+        assert!(!super::settings_are_sane(&idx.meta.settings));
     }
 
     #[test]
