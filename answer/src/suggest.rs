@@ -479,6 +479,61 @@ const TROUBLE_WORDS: &[&str] = &[
     "stuck",
     "unresponsive",
     "overheating",
+    "falls",
+    "explodes",
+    "sinks",
+    "drifts",
+    "jitters",
+    "complains",
+    "unsupported",
+    "incorrect",
+    "wrong",
+    "too",
+];
+
+/// Nouns that, heading a phrase with more after them, name a problem ("Power limit or throttling
+/// issues with NVIDIA GPU", "Calibration mismatch between real robot and URDF"); "Isaac Sim Issues"
+/// alone names a kind of section.
+const PROBLEM_NOUNS: &[&str] = &[
+    "issues",
+    "issue",
+    "mismatch",
+    "errors",
+    "failures",
+    "degradation",
+];
+
+/// Words that cannot be a task verb before "the" / "a" ("Inside the Engine", "All the Sensors").
+const NOT_IMPERATIVE: &[&str] = &[
+    "inside", "outside", "under", "over", "behind", "between", "through", "across", "against",
+    "among", "around", "before", "below", "above", "within", "toward", "towards", "like", "unlike",
+    "near", "all", "both", "half", "not", "just", "only", "even", "once", "meet", "enter",
+    "beyond", "per", "than", "then", "anatomy",
+];
+
+/// Words that, before "of", count or place rather than name a thing ("Out of disk space", "Most
+/// of the time"): no "the" before them.
+const QUANTITY_WORDS: &[&str] = &[
+    "out", "instead", "because", "most", "some", "many", "one", "each", "any", "none", "much",
+    "few", "several", "lots", "lot", "plenty", "part", "top", "end", "kind", "sort",
+];
+
+/// Words that, opening a heading, name a problem ("Incorrect image input to VLA model", "Missing
+/// dependencies"): asked as "What should I do about …?".
+const PROBLEM_ADJECTIVES: &[&str] = &["incorrect", "wrong", "unsupported", "missing", "broken"];
+
+/// Number words that open a list heading ("Five reasons to simulate"): asked with "the".
+const NUMBER_WORDS: &[&str] = &[
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
+];
+
+/// Plurals without a final s ("Selection Criteria for Robotics").
+const IRREGULAR_PLURALS: &[&str] = &["criteria", "phenomena", "curricula"];
+
+/// Words that, ending a heading, leave it hanging ("Use C++ For:"): not a topic.
+const DANGLING_WORDS: &[&str] = &[
+    "for", "of", "to", "with", "in", "on", "from", "by", "about", "via", "the", "a", "an", "and",
+    "or",
 ];
 
 /// Verbs that, before a single plural noun, name a kind of thing ("Launch Files", "Build Tools")
@@ -540,8 +595,20 @@ const PARTICLES: &[&str] = &["up", "out", "off", "down", "in", "on", "over", "ba
 /// without a trailing parenthesis ("Isaac Sim (Ubuntu 22.04 or Windows)" → "Isaac Sim"), which
 /// qualifies the section rather than names its topic.
 fn reader_heading(h: &str) -> String {
-    let t = h.trim_start_matches(|c: char| !c.is_alphanumeric() && !"\"“'`(".contains(c));
-    let t = t.trim();
+    let raw = h.trim();
+    // "<BrowserOnly>", "<Redirect/>": a component's name.
+    let tag = raw.starts_with('<') && raw.ends_with('>');
+    let t = raw.trim_start_matches(|c: char| !c.is_alphanumeric() && !"\"“'`(".contains(c));
+    let t = if tag {
+        t.trim_end_matches(['>', '/'])
+    } else {
+        t
+    };
+    // "Fast Track ⏱️", "Needs Improvement 📚": a trailing emoji is decoration (ASCII symbols such
+    // as the `+` of "C++" stay).
+    let t = t
+        .trim_end_matches(|c: char| c.is_whitespace() || (!c.is_ascii() && !c.is_alphanumeric()))
+        .trim();
     match t
         .strip_suffix(')')
         .and_then(|x| x.rfind(" (").map(|i| &t[..i]))
@@ -679,8 +746,34 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
             .skip(1)
             .any(|w| CLAUSE_VERBS.contains(&w.as_str()));
     let problem = statement && (lower_words[0] == "no" || lower_words.iter().any(|w| w == "too"));
+    // "Incorrect image input to VLA model": the problem is the noun phrase.
+    let named_problem = PROBLEM_ADJECTIVES.contains(&lower_words[0].as_str())
+        && !lower_words.iter().skip(1).any(|w| {
+            TROUBLE_WORDS.contains(&w.as_str())
+                || ["not", "cause", "causes", "leads", "makes", "breaks"].contains(&w.as_str())
+        })
+        && !statement;
+    if named_problem {
+        return Some(Some(format!(
+            "What should I do about {}?",
+            lower_initial(h)
+        )));
+    }
     if trouble || problem {
         return Some(Some(format!("What should I do when {}?", lower_first(h))));
+    }
+    // "Calibration mismatch between real robot and URDF": a problem named by a noun.
+    let head = lower_words
+        .iter()
+        .position(|w| {
+            ["with", "between", "in", "on", "of", "for", "from", "after"].contains(&w.as_str())
+        })
+        .filter(|&i| i > 0);
+    if head.is_some_and(|i| PROBLEM_NOUNS.contains(&lower_words[i - 1].as_str())) {
+        return Some(Some(format!(
+            "What should I do about {}?",
+            lower_first_word(&lower_first(h))
+        )));
     }
     statement.then_some(None)
 }
@@ -691,9 +784,27 @@ fn show(h: &str) -> String {
     let first = h.split_whitespace().next().unwrap_or("").to_lowercase();
     if ["a", "an", "the"].contains(&first.as_str()) {
         format!("Can you show {}?", lower_initial(h))
+    } else if title_case(h) {
+        format!("Can you show the {h}?")
     } else {
         format!("Can you show the {}?", lower_first_word(h))
     }
+}
+
+/// Whether `h` is written in title case: every word after the first of four letters or more
+/// starts with a capital ("Data Flow Example"), and there is one.
+fn title_case(h: &str) -> bool {
+    let mut long = h
+        .split_whitespace()
+        .skip(1)
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4)
+        .peekable();
+    long.peek().is_some()
+        && long.all(|w| {
+            w.chars()
+                .find(|c| c.is_alphabetic())
+                .is_some_and(char::is_uppercase)
+        })
 }
 
 /// Lowercases the first word unless it looks like a name (all capitals, inner capitals, digits).
@@ -729,8 +840,17 @@ pub fn section_follow_up(chapter: &str, section: Option<&str>) -> Option<String>
 }
 
 fn phrase(heading: &str, reader: bool) -> Option<String> {
+    // "-t, --typescript": a command-line flag, not a topic.
+    if reader && heading.trim_start().starts_with('-') {
+        return None;
+    }
+    if reader {
+        if let Some(q) = command(heading) {
+            return Some(q);
+        }
+    }
     let h = if reader {
-        clean_heading(&reader_heading(heading), reader)
+        without_arguments(&clean_heading(&reader_heading(heading), reader))
     } else {
         clean_heading(heading, reader)
     };
@@ -771,6 +891,16 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         })
         .collect();
     if reader {
+        // "Bad usage of <" (the code was the topic), "Use C++ For:", "3-4 Correct" (a quiz's
+        // score band): nothing to ask about.
+        let last_word = lower_words[lower_words.len() - 1].as_str();
+        let score_band = words[0].contains(['-', '–'])
+            && words[0]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '-' || c == '–');
+        if last_word.is_empty() || DANGLING_WORDS.contains(&last_word) || score_band {
+            return None;
+        }
         if let Some(q) = reader_phrase(&h, &lower_words) {
             return q;
         }
@@ -884,15 +1014,24 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
     {
         return Some(show(&h));
     }
+    if reader {
+        if let Some(q) = reader_thing(&h, &words, &lower_words) {
+            return Some(q);
+        }
+    }
     // "Following Along as a Beginner": a task whose verb the list does not know cannot be asked as
     // "What is …?"; it is skipped.
     if reader && words.len() >= 2 && first.len() > 5 && first.ends_with("ing") {
         return None;
     }
     // The head noun: the last word, or the word before "of"/"for"/"in"/"with" ("Layers of ROS 2").
+    // For follow-ups also "to" and "between" ("Changes to the Defaults List").
     let head = lower_words
         .iter()
-        .position(|w| ["of", "for", "in", "with", "on", "from"].contains(&w.as_str()))
+        .position(|w| {
+            ["of", "for", "in", "with", "on", "from"].contains(&w.as_str())
+                || (reader && ["to", "between"].contains(&w.as_str()))
+        })
         .filter(|&i| i > 0)
         .map_or(lower_words.len() - 1, |i| i - 1);
     let noun = lower_words[head].as_str();
@@ -920,11 +1059,96 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
             && noun.ends_with('s')
             && !singular_s
             && !["ss", "us", "is", "os"].iter().any(|e| noun.ends_with(e)))
+        || (reader && IRREGULAR_PLURALS.contains(&noun))
         || joined(&words, &lower_words, head, reader);
     // "A service server and client": the article says one thing.
     let one = ["a", "an"].contains(&lower_words[0].as_str());
     let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
+}
+
+/// `validateOptions({options, validate})` → `validateOptions()`: a signature's arguments are not
+/// part of the name a reader asks about.
+fn without_arguments(h: &str) -> String {
+    let t = h.trim();
+    match t.find('(') {
+        Some(i)
+            if t.ends_with(')')
+                && t.matches('(').count() == 1
+                && t[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                && i + 1 < t.len() - 1 =>
+        {
+            format!("{}()", &t[..i])
+        }
+        _ => t.to_string(),
+    }
+}
+
+/// `docusaurus clear [siteDir]` → "What does docusaurus clear do?": a command written with its
+/// `[optional]` arguments, named by lowercase words.
+fn command(h: &str) -> Option<String> {
+    let mut t = h.trim();
+    let mut arguments = 0;
+    while let Some(i) = t.rfind(' ') {
+        let tail = &t[i + 1..];
+        if !(tail.starts_with('[') && tail.ends_with(']')) {
+            break;
+        }
+        arguments += 1;
+        t = t[..i].trim_end();
+    }
+    let lowercase = t.split_whitespace().all(|w| {
+        w.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.:".contains(c))
+    });
+    (arguments > 0 && lowercase && !t.is_empty()).then(|| format!("What does {t} do?"))
+}
+
+/// Follow-up phrasings of headings that name a thing in a way "What is …?" reads badly:
+/// "Clone the Repository" (a task whose verb the lists do not know, told by the article after
+/// it), "Example configuration" (shown), "Five reasons to simulate" and "Role of Large Language
+/// Models in Robotics" (asked with "the").
+fn reader_thing(h: &str, words: &[&str], lower_words: &[String]) -> Option<String> {
+    let first = lower_words[0].as_str();
+    let second = lower_words.get(1).map_or("", String::as_str);
+    // A plain word: letters only, no capital after the first letter (not a name like "MkDocs").
+    let plain = words[0].chars().all(char::is_alphabetic)
+        && words[0].chars().skip(1).all(char::is_lowercase);
+    let imperative = words.len() >= 3
+        && ["the", "a", "an"].contains(&second)
+        && plain
+        && first.len() >= 3
+        && !["ing", "ed", "s"].iter().any(|e| first.ends_with(e))
+        && !NOT_IMPERATIVE.contains(&first);
+    if imperative {
+        return Some(format!("How do I {}?", lower_initial(h)));
+    }
+    if words.len() >= 2 && ["example", "sample"].contains(&first) {
+        return Some(show(h));
+    }
+    if NUMBER_WORDS.contains(&first) && words.len() >= 2 && second.ends_with('s') {
+        return Some(format!("What are the {}?", lower_initial(h)));
+    }
+    if words.len() >= 3
+        && second == "of"
+        && plain
+        && first.len() >= 3
+        && !NOT_IMPERATIVE.contains(&first)
+        && !QUANTITY_WORDS.contains(&first)
+    {
+        let the = if title_case(h) {
+            h.to_string()
+        } else {
+            lower_initial(h)
+        };
+        let verb = if first.ends_with('s') && !first.ends_with("ss") {
+            "are"
+        } else {
+            "is"
+        };
+        return Some(format!("What {verb} the {the}?"));
+    }
+    None
 }
 
 /// Whether the heading names several things joined by "and", "&" or commas ("Names, namespaces and
@@ -1081,7 +1305,7 @@ mod tests {
         );
         assert_eq!(
             follow_up("Basic Launch File Example").as_deref(),
-            Some("Can you show the basic Launch File Example?")
+            Some("Can you show the Basic Launch File Example?")
         );
         assert_eq!(as_question("Software and hardware you will need"), None);
         assert_eq!(as_question("1.2."), None);
@@ -1341,5 +1565,130 @@ mod tests {
             follow_up("Chapter 5: Sensor Fusion").as_deref(),
             Some("What is Sensor Fusion?")
         );
+    }
+
+    #[test]
+    fn title_case_keeps_its_capitals_when_shown() {
+        assert_eq!(
+            follow_up("Data Flow Example").as_deref(),
+            Some("Can you show the Data Flow Example?")
+        );
+        assert_eq!(
+            follow_up("Crowdin tutorial").as_deref(),
+            Some("Can you show the crowdin tutorial?")
+        );
+        assert_eq!(
+            follow_up("Example configuration").as_deref(),
+            Some("Can you show the example configuration?")
+        );
+    }
+
+    #[test]
+    fn tasks_told_by_their_article_are_asked_how() {
+        for (h, q) in [
+            ("1. Clone the Repository", "How do I clone the Repository?"),
+            ("Step 1: Get an API Key", "How do I get an API Key?"),
+            (
+                "Option 2: rename the config file",
+                "How do I rename the config file?",
+            ),
+        ] {
+            assert_eq!(follow_up(h).as_deref(), Some(q), "{h}");
+        }
+        // Not verbs: a place, a quantity.
+        assert_ne!(
+            follow_up("Inside the Engine").as_deref(),
+            Some("How do I inside the Engine?")
+        );
+        assert_ne!(
+            follow_up("Out of disk space").as_deref(),
+            Some("What is the out of disk space?")
+        );
+    }
+
+    #[test]
+    fn lists_and_parts_of_things_are_asked_with_the() {
+        for (h, q) in [
+            (
+                "Five reasons to simulate",
+                "What are the five reasons to simulate?",
+            ),
+            (
+                "Role of Large Language Models in Robotics",
+                "What is the Role of Large Language Models in Robotics?",
+            ),
+            (
+                "Table of contents heading level",
+                "What is the table of contents heading level?",
+            ),
+            ("Degrees of Freedom", "What are the Degrees of Freedom?"),
+            (
+                "Changes to Defaults List Composition",
+                "What are Changes to Defaults List Composition?",
+            ),
+            (
+                "Selection Criteria for Robotics",
+                "What are Selection Criteria for Robotics?",
+            ),
+        ] {
+            assert_eq!(follow_up(h).as_deref(), Some(q), "{h}");
+        }
+    }
+
+    #[test]
+    fn problems_are_asked_what_to_do() {
+        for (h, q) in [
+            (
+                "2. Robot Falls Through Floor",
+                "What should I do when Robot Falls Through Floor?",
+            ),
+            (
+                "5. Isaac Sim complains about unsupported driver",
+                "What should I do when Isaac Sim complains about unsupported driver?",
+            ),
+            (
+                "36. Voice pipeline end-to-end latency too high",
+                "What should I do when Voice pipeline end-to-end latency too high?",
+            ),
+            (
+                "85. Power limit or throttling issues with NVIDIA GPU",
+                "What should I do about power limit or throttling issues with NVIDIA GPU?",
+            ),
+            (
+                "40. Incorrect image input to VLA model",
+                "What should I do about incorrect image input to VLA model?",
+            ),
+        ] {
+            assert_eq!(follow_up(h).as_deref(), Some(q), "{h}");
+        }
+        // "Issues" ending a heading names a kind of section.
+        assert_eq!(follow_up("Isaac Sim Issues"), None);
+    }
+
+    #[test]
+    fn code_names_flags_and_score_bands() {
+        for (h, q) in [
+            ("<BrowserOnly/>", Some("What is BrowserOnly?")),
+            (
+                "validateOptions({options, validate})",
+                Some("What is validateOptions()?"),
+            ),
+            (
+                "Configure ray.init() and ray.remote()",
+                Some("How do I configure ray.init() and ray.remote()?"),
+            ),
+            (
+                "docusaurus clear [siteDir]",
+                Some("What does docusaurus clear do?"),
+            ),
+            ("Fast Track ⏱️", Some("What is Fast Track?")),
+            ("Use C++", Some("How do I use C++?")),
+            ("-t, --typescript", None),
+            ("Bad usage of <", None),
+            ("Use C++ For:", None),
+            ("3-4 Correct: Needs Improvement 📚", None),
+        ] {
+            assert_eq!(follow_up(h).as_deref(), q, "{h}");
+        }
     }
 }
