@@ -24,6 +24,9 @@ pub struct Found {
     pub vector: Option<Vec<f32>>,
     /// The best source is the best by words, by meaning and fused (`SearchResults::agree`).
     pub agree: bool,
+    /// Words of the related sections' headings that the book writes in lowercase
+    /// (`IndexMeta::lowercase_words`), so follow-ups read in the book's own casing. Sorted.
+    pub lowercase: Vec<String>,
 }
 
 /// Collects the sources of `results` (texts from `texts`) and the sections related to the best one;
@@ -50,8 +53,11 @@ pub fn collect(
         })
         .collect();
     let vector = vector.filter(|_| results.mode != book_retrieval::Mode::Bm25Only);
+    let related = related(index, &sources, vector.as_deref());
+    let lowercase = lowercase_of(&index.meta.lowercase_words, &related);
     Found {
-        related: related(index, &sources, vector.as_deref()),
+        related,
+        lowercase,
         sources,
         refused: results.refused,
         threshold: results.threshold,
@@ -59,6 +65,25 @@ pub fn collect(
         agree: results.agree,
         vector,
     }
+}
+
+/// The words of `related`'s headings that the book writes in lowercase (`book`: the index's
+/// sorted list), sorted and distinct.
+fn lowercase_of(book: &[String], related: &[Related]) -> Vec<String> {
+    let mut out: Vec<String> = related
+        .iter()
+        .flat_map(|r| {
+            r.section
+                .as_deref()
+                .unwrap_or(&r.chapter)
+                .split(|c: char| !c.is_alphabetic())
+        })
+        .map(str::to_lowercase)
+        .filter(|w| !w.is_empty() && book.binary_search(w).is_ok())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The next section of the best source's page, the other sources, the next page, the previous

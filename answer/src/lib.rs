@@ -136,7 +136,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         .collect();
     Answer {
         refused: false,
-        suggestions: suggest::suggestions(question, &found.related, &quoted),
+        suggestions: suggest::suggestions(question, &found.related, &quoted, &found.lowercase),
         markdown,
         quotes,
         sources,
@@ -439,6 +439,7 @@ mod tests {
             words_margin: None,
             vector: None,
             agree: false,
+            lowercase: Vec::new(),
         };
         let a = compose(
             "how does a revolute joint rotate",

@@ -451,6 +451,60 @@ const THING_NOUNS: &[&str] = &[
     "policies",
 ];
 
+/// More nouns of things one counts, for "What is the …?" ([`in_book_case`]).
+const COUNTED_NOUNS: &[&str] = &[
+    "node",
+    "subsystem",
+    "matrix",
+    "breakdown",
+    "framework",
+    "class",
+    "bridge",
+    "prompt",
+    "editor",
+    "link",
+    "list",
+    "logo",
+    "workflow",
+    "timeline",
+    "gap",
+    "budget",
+    "step",
+    "recipe",
+    "machine",
+    "executor",
+    "planner",
+    "detector",
+    "client",
+    "tree",
+    "graph",
+    "diagram",
+    "table",
+    "map",
+    "layer",
+    "stack",
+    "architecture",
+    "structure",
+    "path",
+    "directory",
+    "folder",
+    "controller",
+    "loop",
+    "checklist",
+    "template",
+    "plugin",
+    "component",
+    "module",
+    "interface",
+    "launcher",
+    "sweeper",
+    "order",
+    "hierarchy",
+    "cycle",
+    "equation",
+    "function",
+];
+
 /// Words that make a section an assessment (a quiz, exercises): its questions test the reader,
 /// the book does not answer them there.
 const ASSESSMENT_WORDS: &[&str] = &["quiz", "quizzes", "exercise", "exercises", "homework"];
@@ -850,17 +904,27 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
         }
     }
     let h = if reader {
-        without_arguments(&clean_heading(&reader_heading(heading), reader))
+        clean_heading(&reader_heading(heading), reader)
     } else {
         clean_heading(heading, reader)
     };
     // "Services: request and response" → "Services": the part before a colon names the topic.
-    let h = match h.split_once(": ") {
-        Some((head, _)) if head.split_whitespace().count() >= 1 && head.len() >= 3 => {
+    // For follow-ups, not a colon inside a signature's parentheses ("addRoute(config: RouteConfig):
+    // void" → "addRoute()").
+    let colon = if reader {
+        h.match_indices(": ")
+            .map(|(i, _)| i)
+            .find(|&i| h[..i].matches('(').count() == h[..i].matches(')').count())
+    } else {
+        h.find(": ")
+    };
+    let h = match colon.map(|i| &h[..i]) {
+        Some(head) if head.split_whitespace().count() >= 1 && head.len() >= 3 => {
             head.trim().to_string()
         }
         _ => h,
     };
+    let h = if reader { without_arguments(&h) } else { h };
     // "Isaac SDK Setup - Required Assets" → the head; "Python Agent Reasons — Planning the
     // Motion" → the tail, when it is a task.
     let h = match [" — ", " – ", " - "].iter().find_map(|d| h.split_once(d)) {
@@ -1120,7 +1184,9 @@ fn reader_thing(h: &str, words: &[&str], lower_words: &[String]) -> Option<Strin
         && first.len() >= 3
         && !["ing", "ed", "s"].iter().any(|e| first.ends_with(e))
         && !NOT_IMPERATIVE.contains(&first);
-    if imperative {
+    // "Automatically change the working dir": an adverb before a task verb.
+    let adverb_task = words.len() >= 3 && first.ends_with("ly") && reader_verb(second).is_some();
+    if imperative || adverb_task {
         return Some(format!("How do I {}?", lower_initial(h)));
     }
     if words.len() >= 2 && ["example", "sample"].contains(&first) {
@@ -1164,9 +1230,101 @@ fn joined(words: &[&str], lower_words: &[String], head: usize, reader: bool) -> 
             .any(|w| w.contains(',') || (reader && *w == "&"))
 }
 
+/// `question` with its capitalized words lowercased, its first word aside, when the book writes
+/// every one of them in lowercase (`lowercase`, sorted): "What is Sensor Fusion?" → "What is sensor
+/// fusion?" when the book's prose says "sensor fusion". All or none: "What is Voice Activity
+/// Detection?" stays as it is when "Activity" is not known to be lowercase, and a name keeps the
+/// whole question in the heading's casing ("What is Sensor Fusion in Isaac Sim?"), so a question
+/// never mixes the two.
+pub fn in_book_case(question: &str, lowercase: &[String]) -> String {
+    // Each piece between spaces, the byte range of its letters, and whether they are one
+    // capitalized word ("Fusion?" → "Fusion").
+    let pieces: Vec<(&str, usize, usize, bool)> = question
+        .split(' ')
+        .map(|piece| {
+            let start = piece.find(char::is_alphabetic).unwrap_or(piece.len());
+            let end = piece[start..]
+                .char_indices()
+                .filter(|(_, c)| c.is_alphabetic())
+                .last()
+                .map_or(start, |(i, c)| start + i + c.len_utf8());
+            let word = &piece[start..end];
+            let mut chars = word.chars();
+            let capitalized = chars.next().is_some_and(char::is_uppercase)
+                && word.chars().count() >= 2
+                && chars.all(char::is_lowercase);
+            (piece, start, end, capitalized)
+        })
+        .collect();
+    let mut tail = pieces.iter().skip(1).filter(|p| p.3).peekable();
+    let known = |p: &(&str, usize, usize, bool)| {
+        lowercase
+            .binary_search(&p.0[p.1..p.2].to_lowercase())
+            .is_ok()
+    };
+    if tail.peek().is_none() || !tail.all(known) {
+        return question.to_string();
+    }
+    let cased: Vec<String> = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, &(piece, start, end, capitalized))| {
+            if i > 0 && capitalized {
+                format!(
+                    "{}{}{}",
+                    &piece[..start],
+                    piece[start..end].to_lowercase(),
+                    &piece[end..]
+                )
+            } else {
+                piece.to_string()
+            }
+        })
+        .collect();
+    let cased = cased.join(" ");
+    // "What is component breakdown?" reads as a name lost its capitals: a thing counted takes
+    // "the" ("What is the component breakdown?"); an abstract noun does not ("What is model
+    // quantization?").
+    match cased.strip_prefix("What is ") {
+        Some(rest) if counted_thing(rest) => format!("What is the {rest}"),
+        _ => cased,
+    }
+}
+
+/// Whether `phrase` ("component breakdown?") names one thing of a kind one counts, in two to five
+/// plain words with no article: its head noun (before "of", "for", "in" …) is one of
+/// [`THING_NOUNS`] or [`COUNTED_NOUNS`]. Mass nouns ("support", "control", "quantization") and
+/// anything unsure get no article.
+fn counted_thing(phrase: &str) -> bool {
+    let phrase = phrase.trim_end_matches('?');
+    let plain = phrase
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == ' ' || c == '-');
+    let words: Vec<String> = phrase.split_whitespace().map(str::to_lowercase).collect();
+    let head = words
+        .iter()
+        .position(|w| ["of", "for", "in", "with", "on", "from", "to"].contains(&w.as_str()))
+        .unwrap_or(words.len());
+    plain
+        && (2..=5).contains(&words.len())
+        && head >= 2
+        && !["a", "an", "the"].contains(&words[0].as_str())
+        && [THING_NOUNS, COUNTED_NOUNS]
+            .iter()
+            .any(|list| list.contains(&words[head - 1].as_str()))
+        && !words[head - 1].ends_with('s')
+}
+
 /// Up to [`MAX_SUGGESTIONS`] follow-ups from `related` (in the caller's order of preference), none
-/// repeating the question or a section the answer already quotes (`quoted_urls`).
-pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) -> Vec<String> {
+/// repeating the question or a section the answer already quotes (`quoted_urls`), written with the
+/// book's casing of their heading words (`lowercase`: the words the book writes in lowercase,
+/// sorted; see [`in_book_case`]).
+pub fn suggestions(
+    question: &str,
+    related: &[Related],
+    quoted_urls: &[&str],
+    lowercase: &[String],
+) -> Vec<String> {
     let asked = question.trim().trim_end_matches('?').to_lowercase();
     // "What are VLA Models?" after "what is a VLA model": no term the reader did not ask.
     let asked_terms = crate::text::terms(question);
@@ -1186,6 +1344,7 @@ pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) ->
         let Some(q) = section_follow_up(&r.chapter, r.section.as_deref()) else {
             continue;
         };
+        let q = in_book_case(&q, lowercase);
         let key = q.trim_end_matches('?').to_lowercase();
         // "What is Isaac Sim?" after "What is NVIDIA Isaac Sim?" asks the same thing.
         let topic = |k: &str| {
@@ -1419,7 +1578,7 @@ mod tests {
             r("Services", "/sv"),
             r("Actions", "/a"),
         ];
-        let s = suggestions("What are topics?", &related, &["/n"]);
+        let s = suggestions("What are topics?", &related, &["/n"], &[]);
         assert_eq!(s, ["What are Services?", "What are Actions?"]);
         let related = vec![
             r("NVIDIA Isaac Sim", "/i"),
@@ -1428,7 +1587,7 @@ mod tests {
             r("Isaac Lab", "/l"),
         ];
         assert_eq!(
-            suggestions("Which GPU?", &related, &[]),
+            suggestions("Which GPU?", &related, &[], &[]),
             ["What is NVIDIA Isaac Sim?", "What is Isaac Lab?"]
         );
         for q in &s {
@@ -1446,7 +1605,7 @@ mod tests {
             r("OpenVLA Architecture", "/a"),
         ];
         assert_eq!(
-            suggestions("what is a VLA model", &related, &[]),
+            suggestions("what is a VLA model", &related, &[], &[]),
             ["What is OpenVLA Architecture?"]
         );
     }
@@ -1670,6 +1829,10 @@ mod tests {
         for (h, q) in [
             ("<BrowserOnly/>", Some("What is BrowserOnly?")),
             (
+                "addRoute(config: RouteConfig): void",
+                Some("What is addRoute()?"),
+            ),
+            (
                 "validateOptions({options, validate})",
                 Some("What is validateOptions()?"),
             ),
@@ -1690,5 +1853,54 @@ mod tests {
         ] {
             assert_eq!(follow_up(h).as_deref(), q, "{h}");
         }
+    }
+
+    #[test]
+    fn follow_ups_take_the_books_casing() {
+        let lower = vec![
+            "fusion".to_string(),
+            "sensor".to_string(),
+            "with".to_string(),
+        ];
+        assert_eq!(
+            in_book_case("What is Sensor Fusion?", &lower),
+            "What is sensor fusion?"
+        );
+        // Acronyms, inner capitals and the question's first word keep their capitals.
+        assert_eq!(
+            in_book_case("What is Sensor Fusion With ROS (MkDocs)?", &lower),
+            "What is sensor fusion with ROS (MkDocs)?"
+        );
+        // A word not known to be lowercase (a name) keeps the whole question as it is.
+        assert_eq!(
+            in_book_case("What is Sensor Fusion in Isaac Sim?", &lower),
+            "What is Sensor Fusion in Isaac Sim?"
+        );
+        assert_eq!(in_book_case("Sensor Fusion?", &lower), "Sensor fusion?");
+        // A thing counted takes "the" once its capitals are gone; an abstract noun does not.
+        let things: Vec<String> = ["breakdown", "component", "model", "quantization"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            in_book_case("What is Component Breakdown?", &things),
+            "What is the component breakdown?"
+        );
+        assert_eq!(
+            in_book_case("What is Model Quantization?", &things),
+            "What is model quantization?"
+        );
+        assert_eq!(in_book_case("What is Model?", &things), "What is model?");
+        assert_eq!(in_book_case("What is MkDocs?", &lower), "What is MkDocs?");
+        assert_eq!(in_book_case("What is Sensor?", &[]), "What is Sensor?");
+        let r = |section: &str| Related {
+            chapter: "Perception".into(),
+            section: Some(section.into()),
+            url: format!("/p#{section}"),
+            relation: Relation::Found,
+        };
+        assert_eq!(
+            suggestions("Which GPU?", &[r("Sensor Fusion")], &[], &lower),
+            ["What is sensor fusion?"]
+        );
     }
 }

@@ -68,6 +68,7 @@ pub fn tiny_index(sections: &[TestSection]) -> (Index, ChunkTexts) {
             book_title: "Test book".into(),
             common_words: Default::default(),
             unaskable: Vec::new(),
+            lowercase_words: Vec::new(),
         },
         vectors: QuantizedVectors::quantize(&vec![0.0; n * TEST_DIM], TEST_DIM),
         bm25,

@@ -10,6 +10,7 @@ pub mod answer;
 pub mod bench;
 pub mod build;
 pub mod calibrate;
+pub mod casing;
 pub mod chunker;
 pub mod common_words;
 pub mod docs;

@@ -173,6 +173,12 @@ pub struct IndexMeta {
     /// before it existed (every follow-up offered, as before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unaskable: Vec<u32>,
+    /// Capitalized heading words ("Sensor", "Fusion") the book's prose writes in lowercase, in
+    /// lowercase, sorted: follow-ups built from title-case headings are written in the book's own
+    /// casing ("What is sensor fusion?"); names keep their capitals. Empty in indexes built
+    /// before it existed (headings' casing, as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lowercase_words: Vec<String>,
 }
 
 /// Which signals a search uses: hybrid is the default; the others exist for evaluation and for

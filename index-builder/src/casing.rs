@@ -1,0 +1,181 @@
+//! The book's own casing of its heading words (`IndexMeta::lowercase_words`): headings are often
+//! in title case ("Sensor Fusion"), and a follow-up built from one reads like a template ("What is
+//! Sensor Fusion?") unless its common words are written as the book writes them in its sentences
+//! ("sensor fusion"). Names the book capitalizes mid-sentence ("Isaac Sim", "Gazebo") keep their
+//! capitals. Written here because it is a count over the book's own prose; no library knows a
+//! book's casing.
+
+use std::collections::HashMap;
+
+use crate::chunker::BuiltChunk;
+
+/// Times the book must write a word in lowercase before its headings' capital is dropped.
+const MIN_LOWERCASE: usize = 2;
+/// A word the book also capitalizes mid-sentence keeps its capital unless the lowercase form is
+/// this many times more frequent ("Python" in "python3 script.py" and "Python nodes" stays).
+const LOWERCASE_RATIO: usize = 3;
+
+/// A heading word written with one capital letter first ("Sensor", not "ROS", "MkDocs", "3D").
+fn capitalized(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(char::is_uppercase)
+        && word.chars().count() >= 2
+        && chars.all(char::is_lowercase)
+}
+
+/// The lowercase forms of the capitalized heading words (section headings and page titles) that
+/// the book's prose writes in lowercase: at least [`MIN_LOWERCASE`] times and [`LOWERCASE_RATIO`]
+/// times as often as capitalized in mid-sentence. Sorted, distinct. Code blocks, inline code,
+/// links' targets and words at the start of a sentence, line, list item or table cell are not
+/// counted.
+pub fn lowercase_words(chunks: &[BuiltChunk]) -> Vec<String> {
+    let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
+    for c in chunks {
+        let meta = &c.chunk.meta;
+        let headings = meta
+            .headings
+            .iter()
+            .map(String::as_str)
+            .chain([meta.chapter.as_str()])
+            .chain(meta.section.as_deref());
+        for h in headings {
+            for w in words_of(h) {
+                if capitalized(w) {
+                    wanted.entry(w.to_lowercase()).or_default();
+                }
+            }
+        }
+    }
+    for c in chunks {
+        count(&c.chunk.text, &mut wanted);
+    }
+    let mut out: Vec<String> = wanted
+        .into_iter()
+        .filter(|(_, (lower, mid_capital))| {
+            *lower >= MIN_LOWERCASE && *lower >= LOWERCASE_RATIO * *mid_capital
+        })
+        .map(|(w, _)| w)
+        .collect();
+    out.sort();
+    out
+}
+
+/// The plain words of `text`: letters only, punctuation around them dropped.
+fn words_of(text: &str) -> impl Iterator<Item = &str> {
+    text.split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty() && w.chars().all(char::is_alphabetic))
+}
+
+/// Adds `text`'s lowercase and mid-sentence capitalized uses of the `wanted` words.
+fn count(text: &str, wanted: &mut HashMap<String, (usize, usize)>) {
+    let mut fence = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        let mut sentence_start = true;
+        let mut in_code = false;
+        for token in line.split_whitespace() {
+            let ticks = token.matches('`').count();
+            let code = in_code || ticks > 0;
+            if ticks % 2 == 1 {
+                in_code = !in_code;
+            }
+            // Inline code, paths, URLs, link targets, identifiers: not prose.
+            let prose = !code && !token.contains(['/', '=', '_', '@', '\\', '<', '>', '{', '}']);
+            let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+            if prose && !word.is_empty() && word.chars().all(char::is_alphabetic) {
+                let lower = word.to_lowercase();
+                if let Some((lowercase, mid_capital)) = wanted.get_mut(&lower) {
+                    if word == lower {
+                        *lowercase += 1;
+                    } else if capitalized(word) && !sentence_start {
+                        *mid_capital += 1;
+                    }
+                }
+            }
+            // The next word opens a sentence, a cell or an item after these.
+            sentence_start = token.ends_with(['.', '!', '?', ':', '|'])
+                || matches!(
+                    token,
+                    "-" | "*" | "+" | "|" | ">" | "#" | "##" | "###" | "####"
+                )
+                || token
+                    .trim_end_matches(['.', ')'])
+                    .chars()
+                    .all(|c| c.is_ascii_digit());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use book_retrieval::{Chunk, ChunkMeta};
+
+    fn chunk(section: &str, text: &str) -> BuiltChunk {
+        BuiltChunk {
+            chunk: Chunk {
+                meta: ChunkMeta {
+                    id: String::new(),
+                    module: String::new(),
+                    chapter: "Perception With Isaac Sim".into(),
+                    section: Some(section.into()),
+                    headings: vec!["Perception With Isaac Sim".into(), section.into()],
+                    url: "/docs/p#s".into(),
+                    path: "p.md".into(),
+                    has_code: false,
+                    page: 0,
+                },
+                text: text.into(),
+            },
+            search_text: text.into(),
+            embed_text: text.into(),
+            heading: section.into(),
+            titles: String::new(),
+        }
+    }
+
+    #[test]
+    fn common_words_take_the_books_casing_and_names_keep_theirs() {
+        let chunks = [
+            chunk(
+                "Sensor Fusion In Practice",
+                "Sensor fusion combines sensor data. We run sensor fusion in Isaac Sim and \
+                 the fusion node in Isaac Sim again.\n- Fusion is listed here.\n\
+                 ```\nSensor Sensor Sensor\n```\nSee `Practice` and /docs/practice/here.",
+            ),
+            chunk("Practice", "In practice the practice of Practice matters."),
+        ];
+        let words = lowercase_words(&chunks);
+        // "sensor" (2 lowercase), "fusion" (2; "- Fusion" opens an item): lowercase in the prose.
+        assert!(words.contains(&"sensor".to_string()), "{words:?}");
+        assert!(words.contains(&"fusion".to_string()), "{words:?}");
+        // Names the prose capitalizes mid-sentence keep their capitals.
+        assert!(!words.contains(&"isaac".to_string()));
+        assert!(!words.contains(&"sim".to_string()));
+        // "practice": 2 lowercase against 1 mid-sentence capital: under the ratio.
+        assert!(!words.contains(&"practice".to_string()), "{words:?}");
+        // Sorted and distinct.
+        assert!(words.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn code_links_and_sentence_starts_do_not_count() {
+        let chunks = [chunk(
+            "Gazebo Worlds",
+            "Gazebo loads worlds. Gazebo again.\n```\ngazebo gazebo gazebo\n```\n\
+             Run `gazebo` or see /usr/share/gazebo/worlds and [it](https://gazebo.org/gazebo).",
+        )];
+        let words = lowercase_words(&chunks);
+        assert!(!words.contains(&"gazebo".to_string()), "{words:?}");
+        // "worlds" once in lowercase prose (the path does not count): under the minimum.
+        assert!(!words.contains(&"worlds".to_string()), "{words:?}");
+    }
+}
