@@ -338,6 +338,8 @@ const OPENING_PARTICLES: &[&str] = &[
     "as",
     "into",
     "after",
+    "before",
+    "until",
     "during",
     "via",
     "beyond",
@@ -574,7 +576,14 @@ const QUANTITY_WORDS: &[&str] = &[
 
 /// Words that, opening a heading, name a problem ("Incorrect image input to VLA model", "Missing
 /// dependencies"): asked as "What should I do about …?".
-const PROBLEM_ADJECTIVES: &[&str] = &["incorrect", "wrong", "unsupported", "missing", "broken"];
+const PROBLEM_ADJECTIVES: &[&str] = &[
+    "incorrect",
+    "wrong",
+    "unsupported",
+    "missing",
+    "broken",
+    "slow",
+];
 
 /// Number words that open a list heading ("Five reasons to simulate"): asked with "the".
 const NUMBER_WORDS: &[&str] = &[
@@ -807,11 +816,18 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
                 || ["not", "cause", "causes", "leads", "makes", "breaks"].contains(&w.as_str())
         })
         && !statement;
+    // A title-case heading keeps its capitals (the follow-up is lowercased whole, or not at all,
+    // in the book's casing: `in_book_case`).
+    let about = |lowered: String| {
+        let phrase = if title_case(h) {
+            h.to_string()
+        } else {
+            lowered
+        };
+        Some(Some(format!("What should I do about {phrase}?")))
+    };
     if named_problem {
-        return Some(Some(format!(
-            "What should I do about {}?",
-            lower_initial(h)
-        )));
+        return about(lower_initial(h));
     }
     if trouble || problem {
         return Some(Some(format!("What should I do when {}?", lower_first(h))));
@@ -824,10 +840,7 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
         })
         .filter(|&i| i > 0);
     if head.is_some_and(|i| PROBLEM_NOUNS.contains(&lower_words[i - 1].as_str())) {
-        return Some(Some(format!(
-            "What should I do about {}?",
-            lower_first_word(&lower_first(h))
-        )));
+        return about(lower_first_word(&lower_first(h)));
     }
     statement.then_some(None)
 }
@@ -845,6 +858,12 @@ fn show(h: &str) -> String {
     }
 }
 
+/// Words of four letters or more that title case leaves in lowercase.
+const TITLE_SMALL_WORDS: &[&str] = &[
+    "into", "with", "from", "about", "over", "onto", "than", "that", "this", "between", "within",
+    "without", "through", "under", "after", "before", "when", "where", "while", "versus", "upon",
+];
+
 /// Whether `h` is written in title case: every word after the first of four letters or more
 /// starts with a capital ("Data Flow Example"), and there is one.
 fn title_case(h: &str) -> bool {
@@ -852,6 +871,8 @@ fn title_case(h: &str) -> bool {
         .split_whitespace()
         .skip(1)
         .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4)
+        // Title case leaves its small words in lowercase ("Slow Boot into Ubuntu").
+        .filter(|w| !TITLE_SMALL_WORDS.contains(&w.to_lowercase().as_str()))
         .peekable();
     long.peek().is_some()
         && long.all(|w| {
@@ -1034,8 +1055,12 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
     };
     if let Some(verb) = verb.filter(|_| !thing) {
         let rest = words[1..].join(" ");
-        // "Build and Run": the task's object is missing.
-        if rest.is_empty() || (reader && ["and", "or", "&"].contains(&lower_words[1].as_str())) {
+        // "Build and Run": the task's object is missing; "Plan D" is a label.
+        let label = reader && words.len() == 2 && words[1].chars().count() == 1;
+        if rest.is_empty()
+            || label
+            || (reader && ["and", "or", "&"].contains(&lower_words[1].as_str()))
+        {
             return None;
         }
         let kind_of_thing = reader
@@ -1849,6 +1874,12 @@ mod tests {
             ("-t, --typescript", None),
             ("Bad usage of <", None),
             ("Use C++ For:", None),
+            ("Plan D", None),
+            ("Before the Demo", None),
+            (
+                "Slow Boot into Ubuntu",
+                Some("What should I do about Slow Boot into Ubuntu?"),
+            ),
             ("3-4 Correct: Needs Improvement 📚", None),
         ] {
             assert_eq!(follow_up(h).as_deref(), q, "{h}");
