@@ -1270,8 +1270,8 @@ pub fn in_book_case(question: &str, lowercase: &[String]) -> String {
             let start = piece.find(char::is_alphabetic).unwrap_or(piece.len());
             let end = piece[start..]
                 .char_indices()
-                .filter(|(_, c)| c.is_alphabetic())
-                .last()
+                .rev()
+                .find(|(_, c)| c.is_alphabetic())
                 .map_or(start, |(i, c)| start + i + c.len_utf8());
             let word = &piece[start..end];
             let mut chars = word.chars();
