@@ -70,14 +70,9 @@ pub use book_prompt::text::{cut_at_word, label};
 /// A short plain excerpt: Markdown fences and markers dropped, whitespace collapsed, cut at a word.
 pub fn excerpt(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
-    let mut in_fence = false;
-    for line in text.lines() {
+    for line in crate::text::prose_lines(text) {
         let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence || t.is_empty() {
+        if t.is_empty() {
             continue;
         }
         let t = t.trim_start_matches(['#', '>', '-', '*', ' ']);

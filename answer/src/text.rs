@@ -16,6 +16,20 @@ pub fn is_stopword(w: &str) -> bool {
     analyzer::is_stop_word(w) || REQUEST_WORDS.contains(&w)
 }
 
+/// The lines of a chunk's text outside fenced code blocks (the fence lines left out too): its
+/// prose, lists and tables, for an excerpt or a count of how the book writes its words.
+pub fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut in_fence = false;
+    text.lines().filter(move |line| {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_fence = !in_fence;
+            return false;
+        }
+        !in_fence
+    })
+}
+
 /// Lowercase word tokens: letters, digits, and inner `-`/`_`/`.` kept (e.g. `ros2`, `rclpy`, `cmd_vel`).
 pub fn words(s: &str) -> Vec<String> {
     s.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
@@ -74,5 +88,12 @@ mod tests {
     fn terms_are_the_analyzers() {
         assert_eq!(terms("Show me examples of robots"), ["robot"]);
         assert_eq!(stem("robots"), stem("robot"));
+    }
+
+    #[test]
+    fn prose_lines_leave_out_fenced_code() {
+        let text = "Intro\n```bash\nls\n```\n~~~\nx\n~~~\n- item\n  ```\n  y\n  ```\nEnd";
+        let lines: Vec<&str> = super::prose_lines(text).collect();
+        assert_eq!(lines, ["Intro", "- item", "End"]);
     }
 }

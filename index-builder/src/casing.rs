@@ -69,16 +69,7 @@ fn words_of(text: &str) -> impl Iterator<Item = &str> {
 
 /// Adds `text`'s lowercase and mid-sentence capitalized uses of the `wanted` words.
 fn count(text: &str, wanted: &mut HashMap<String, (usize, usize)>) {
-    let mut fence = false;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            fence = !fence;
-            continue;
-        }
-        if fence {
-            continue;
-        }
+    for line in book_answer::text::prose_lines(text) {
         let mut sentence_start = true;
         let mut in_code = false;
         for token in line.split_whitespace() {
