@@ -671,7 +671,10 @@ fn reader_heading(h: &str) -> String {
     // as the `+` of "C++" stay).
     let t = t
         .trim_end_matches(|c: char| c.is_whitespace() || (!c.is_ascii() && !c.is_alphanumeric()))
-        .trim();
+        .trim()
+        // "Recommended (~10 seconds per config file):"
+        .trim_end_matches(':')
+        .trim_end();
     match t
         .strip_suffix(')')
         .and_then(|x| x.rfind(" (").map(|i| &t[..i]))
@@ -961,6 +964,16 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
     };
     let words: Vec<&str> = h.split_whitespace().collect();
     if words.is_empty() || words.len() > 9 || h.chars().filter(|c| c.is_alphabetic()).count() < 3 {
+        return None;
+    }
+    // "Recommended", "Deprecated", "Advanced": a lone participle qualifies, it names nothing.
+    let lone = words[0].to_lowercase();
+    if reader
+        && words.len() == 1
+        && lone.len() > 5
+        && lone.ends_with("ed")
+        && !lone.ends_with("eed")
+    {
         return None;
     }
     let lower = h.to_lowercase();
@@ -1287,7 +1300,13 @@ pub fn in_book_case(question: &str, lowercase: &[String]) -> String {
             .binary_search(&p.0[p.1..p.2].to_lowercase())
             .is_ok()
     };
-    if tail.peek().is_none() || !tail.all(known) {
+    // A capitalized compound ("Dual-Arm", "End-to-End") is left as the heading has it: the
+    // question is then left whole.
+    let compound = pieces.iter().skip(1).any(|p| {
+        let word = &p.0[p.1..p.2];
+        word.contains('-') && word.chars().next().is_some_and(char::is_uppercase)
+    });
+    if compound || tail.peek().is_none() || !tail.all(known) {
         return question.to_string();
     }
     let cased: Vec<String> = pieces
@@ -1875,6 +1894,8 @@ mod tests {
             ("Bad usage of <", None),
             ("Use C++ For:", None),
             ("Plan D", None),
+            ("Recommended (~10 seconds per config file):", None),
+            ("Speed", Some("What is Speed?")),
             ("Before the Demo", None),
             (
                 "Slow Boot into Ubuntu",
@@ -1908,6 +1929,10 @@ mod tests {
             "What is Sensor Fusion in Isaac Sim?"
         );
         assert_eq!(in_book_case("Sensor Fusion?", &lower), "Sensor fusion?");
+        assert_eq!(
+            in_book_case("What is Dual-Arm Sensor Fusion?", &lower),
+            "What is Dual-Arm Sensor Fusion?"
+        );
         // A thing counted takes "the" once its capitals are gone; an abstract noun does not.
         let things: Vec<String> = ["breakdown", "component", "model", "quantization"]
             .map(String::from)
