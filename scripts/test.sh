@@ -56,7 +56,7 @@ suite "clippy (retrieval core's browser JSON path, wasm32)" cargo clippy -p book
 # With PostgreSQL from Debian's packages (a throwaway cluster on 127.0.0.1) for the proxy's feedback store;
 # --include-ignored runs the tests that need the real books, the model or PostgreSQL.
 suite "retrieval, answer and prompt cores, index builder (quality bar on five books), proxy" \
-  bash scripts/with-postgres.sh cargo test --release -p book-retrieval -p book-answer -p book-prompt -p index-builder -p proxy -- --include-ignored
+  bash scripts/with-postgres.sh cargo test --release -p book-retrieval -p book-answer -p book-prompt -p index-builder -p proxy --features book-answer/phrasing -- --include-ignored
 suite "fuzz corpus and crash regressions, replayed on stable" bash -c "cd fuzz && cargo test --release -- --include-ignored"
 suite "Markdown tree and its wire format (with the parser)" cargo test --release -p book-markdown --features parse -- --include-ignored
 suite "widget logic (native)" cargo test --release -p book-chat --no-default-features --lib -- --include-ignored

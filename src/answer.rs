@@ -145,10 +145,7 @@ pub fn finish_llm(
         .into_iter()
         .filter_map(|c| sources.get(c - 1).map(|s| s.url.as_str()))
         .collect();
-    (
-        conf,
-        suggestions(question, &plan.found.related, &cited, &plan.found.lowercase),
-    )
+    (conf, suggestions(question, &plan.found.related, &cited))
 }
 
 #[cfg(test)]

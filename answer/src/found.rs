@@ -24,9 +24,6 @@ pub struct Found {
     pub vector: Option<Vec<f32>>,
     /// The best source is the best by words, by meaning and fused (`SearchResults::agree`).
     pub agree: bool,
-    /// Words of the related sections' headings that the book writes in lowercase
-    /// (`IndexMeta::lowercase_words`), so follow-ups read in the book's own casing. Sorted.
-    pub lowercase: Vec<String>,
 }
 
 /// Collects the sources of `results` (texts from `texts`) and the sections related to the best one;
@@ -53,11 +50,8 @@ pub fn collect(
         })
         .collect();
     let vector = vector.filter(|_| results.mode != book_retrieval::Mode::Bm25Only);
-    let related = related(index, &sources, vector.as_deref());
-    let lowercase = lowercase_of(&index.meta.lowercase_words, &related);
     Found {
-        related,
-        lowercase,
+        related: related(index, &sources, vector.as_deref()),
         sources,
         refused: results.refused,
         threshold: results.threshold,
@@ -65,25 +59,6 @@ pub fn collect(
         agree: results.agree,
         vector,
     }
-}
-
-/// The words of `related`'s headings that the book writes in lowercase (`book`: the index's
-/// sorted list), sorted and distinct.
-fn lowercase_of(book: &[String], related: &[Related]) -> Vec<String> {
-    let mut out: Vec<String> = related
-        .iter()
-        .flat_map(|r| {
-            r.section
-                .as_deref()
-                .unwrap_or(&r.chapter)
-                .split(|c: char| !c.is_alphabetic())
-        })
-        .map(str::to_lowercase)
-        .filter(|w| !w.is_empty() && book.binary_search(w).is_ok())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// The next section of the best source's page, the other sources, the next page, the previous
@@ -99,15 +74,23 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
     let Some(meta) = index.chunk(top.chunk) else {
         return Vec::new();
     };
-    // A section whose follow-up the book refuses is never offered (`IndexMeta::unaskable`).
+    // Each section's follow-up is the question the index stores for it (`IndexMeta::follow_ups`);
+    // a section with none, or whose question the book refuses (`IndexMeta::unaskable`), is never
+    // offered.
     let unaskable = &index.meta.unaskable;
     let make = |i: usize, relation: Relation| {
         let refused = u32::try_from(i).is_ok_and(|i| unaskable.binary_search(&i).is_ok());
-        chunks.get(i).filter(|_| !refused).map(|c| Related {
+        let question = index
+            .meta
+            .follow_ups
+            .get(i)
+            .filter(|q| !q.is_empty() && !refused)?;
+        chunks.get(i).map(|c| Related {
             chapter: c.chapter.clone(),
             section: c.section.clone(),
             url: c.url.clone(),
             relation,
+            question: question.clone(),
         })
     };
     let i = top.chunk as usize;

@@ -12,6 +12,8 @@ pub mod confidence;
 pub mod extractive;
 pub mod found;
 pub mod passage;
+#[cfg(feature = "phrasing")]
+pub mod phrasing;
 pub mod source;
 pub mod suggest;
 #[cfg(any(test, feature = "testing"))]
@@ -136,7 +138,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         .collect();
     Answer {
         refused: false,
-        suggestions: suggest::suggestions(question, &found.related, &quoted, &found.lowercase),
+        suggestions: suggest::suggestions(question, &found.related, &quoted),
         markdown,
         quotes,
         sources,
@@ -439,7 +441,6 @@ mod tests {
             words_margin: None,
             vector: None,
             agree: false,
-            lowercase: Vec::new(),
         };
         let a = compose(
             "how does a revolute joint rotate",

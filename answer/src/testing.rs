@@ -58,6 +58,11 @@ pub fn tiny_index(sections: &[TestSection]) -> (Index, ChunkTexts) {
         .collect();
     let bm25 = Bm25::build(&docs, Bm25Params::default());
     let n = chunks.len();
+    // Each section's follow-up, as a build stores it (the phrasing itself is the build's).
+    let follow_ups = chunks
+        .iter()
+        .map(|c| format!("What is {}?", c.section.as_deref().unwrap_or(&c.chapter)))
+        .collect();
     let index = Index {
         model_id: "test".into(),
         content_hash: "test".into(),
@@ -68,7 +73,7 @@ pub fn tiny_index(sections: &[TestSection]) -> (Index, ChunkTexts) {
             book_title: "Test book".into(),
             common_words: Default::default(),
             unaskable: Vec::new(),
-            lowercase_words: Vec::new(),
+            follow_ups,
         },
         vectors: QuantizedVectors::quantize(&vec![0.0; n * TEST_DIM], TEST_DIM),
         bm25,

@@ -143,7 +143,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         common_words: crate::common_words::for_book(&bm25),
         // Marked by the calibration (`calibrate::apply`), which sets the refusal thresholds.
         unaskable: Vec::new(),
-        lowercase_words: crate::casing::lowercase_words(&chunks),
+        follow_ups: crate::follow_ups::phrase(&chunks),
     };
     let mut vectors = QuantizedVectors::quantize(&exact_vectors, dim);
     vectors.passages = passages.map(Box::new);

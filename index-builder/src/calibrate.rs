@@ -28,7 +28,7 @@
 //! The result is stored in the asset's `SearchSettings`, so the browser refuses exactly as measured.
 
 use book_answer::passage::{passages, Kind};
-use book_answer::suggest::as_question;
+use book_answer::phrasing::as_question;
 use book_retrieval::{Encoder, Index};
 
 /// Global parameters of the calibration (the same for every book).

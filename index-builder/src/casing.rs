@@ -1,4 +1,5 @@
-//! The book's own casing of its heading words (`IndexMeta::lowercase_words`): headings are often
+//! The book's own casing of its heading words, for the follow-ups the index stores
+//! (`IndexMeta::follow_ups`, phrased in `follow_ups::phrase`): headings are often
 //! in title case ("Sensor Fusion"), and a follow-up built from one reads like a template ("What is
 //! Sensor Fusion?") unless its common words are written as the book writes them in its sentences
 //! ("sensor fusion"). Names the book capitalizes mid-sentence ("Isaac Sim", "Gazebo") keep their

@@ -1,24 +1,46 @@
-//! Which sections must never be offered as follow-ups: those whose follow-up question, clicked,
-//! the book itself would refuse. The widget cannot afford to ask each candidate follow-up before
-//! offering it (one encoding per candidate, ~20 ms each in the browser), so the build asks every
-//! section's follow-up once, with the shipped encoder and the calibrated thresholds, and stores the
-//! refused ones in the index (`IndexMeta::unaskable`).
+//! The follow-ups the index offers. The build phrases each section's follow-up question once, in
+//! the book's own casing (`IndexMeta::follow_ups`), so the widget carries no phrasing rules; and
+//! since the widget cannot afford to ask each candidate follow-up before offering it (one encoding
+//! per candidate, ~20 ms each in the browser), the build also asks every one once, with the
+//! shipped encoder and the calibrated thresholds, and lists the refused ones
+//! (`IndexMeta::unaskable`): a follow-up the book would refuse is never offered.
 
 use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use book_answer::suggest::section_follow_up;
+use book_answer::phrasing::{in_book_case, section_follow_up};
 use book_retrieval::{Encoder, Index, SearchRequest};
 
-/// The chunks (sorted) whose follow-up question `index`, with `encoder`, refuses. Chunks whose
-/// heading makes no follow-up are not listed: they are never offered anyway.
-pub fn unaskable(index: &Index, encoder: &Encoder) -> Vec<u32> {
-    let questions: Vec<Option<String>> = index
-        .meta
-        .chunks
+use crate::chunker::BuiltChunk;
+
+/// Per chunk, its section's follow-up question in the book's casing (`casing::lowercase_words`),
+/// or `""` when the heading makes none.
+pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
+    let lowercase = crate::casing::lowercase_words(chunks);
+    chunks
         .iter()
-        .map(|c| section_follow_up(&c.chapter, c.section.as_deref()))
+        .map(|c| {
+            let meta = &c.chunk.meta;
+            section_follow_up(&meta.chapter, meta.section.as_deref())
+                .map(|q| in_book_case(&q, &lowercase))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The chunks (sorted) whose follow-up question (`IndexMeta::follow_ups`) `index`, with
+/// `encoder`, refuses. Chunks with no follow-up are not listed: they are never offered anyway.
+pub fn unaskable(index: &Index, encoder: &Encoder) -> Vec<u32> {
+    let questions: Vec<Option<String>> = (0..index.len())
+        .map(|i| {
+            index
+                .meta
+                .follow_ups
+                .get(i)
+                .filter(|q| !q.is_empty())
+                .cloned()
+        })
         .collect();
     // Sections share headings ("Installation" on many pages): each question is asked once, on
     // rayon's threads (one encoding each, about 3 ms).
@@ -46,16 +68,18 @@ mod tests {
     fn follow_ups_the_book_refuses_are_marked_and_the_others_are_not() {
         let mut index = book_retrieval::testing::index();
         let encoder = book_retrieval::testing::encoder();
+        index.meta.follow_ups = index
+            .meta
+            .chunks
+            .iter()
+            .map(|c| section_follow_up(&c.chapter, c.section.as_deref()).unwrap_or_default())
+            .collect();
         // A refusal floor no cosine reaches: every follow-up is refused, so every chunk whose
         // heading makes one is marked.
         index.meta.settings.min_cosine = Some(1.01);
         let all = unaskable(&index, &encoder);
         let phrased: Vec<u32> = (0..index.len() as u32)
-            .filter(|&i| {
-                index
-                    .chunk(i)
-                    .is_some_and(|c| section_follow_up(&c.chapter, c.section.as_deref()).is_some())
-            })
+            .filter(|&i| !index.meta.follow_ups[i as usize].is_empty())
             .collect();
         assert!(!phrased.is_empty());
         assert_eq!(all, phrased);

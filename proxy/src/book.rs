@@ -370,7 +370,7 @@ pub mod written {
                 book_title: "Book".into(),
                 common_words: Default::default(),
                 unaskable: Vec::new(),
-                lowercase_words: Vec::new(),
+                follow_ups: Vec::new(),
             },
             vectors: QuantizedVectors::quantize(&vec![1.0; chunks.len() * DIM], DIM),
             bm25: Bm25::build(&docs, Bm25Params::default()),

@@ -171,7 +171,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             book_title: "Golden fixture".into(),
             common_words: Default::default(),
             unaskable: Vec::new(),
-            lowercase_words: Vec::new(),
+            follow_ups: Vec::new(),
         },
         vectors: QuantizedVectors::quantize(&vectors, exact.dim()),
         bm25: Bm25::build(&docs, Bm25Params::default()),

@@ -167,18 +167,18 @@ pub struct IndexMeta {
     /// told apart from a name the book lacks. Empty in indexes built before it existed.
     #[serde(default)]
     pub common_words: CommonWords,
-    /// Chunks whose follow-up question (their heading phrased by the answer core) this index
-    /// refuses with the encoder: a reader clicking it would be told the book does not cover it, so
+    /// Chunks whose follow-up question ([`IndexMeta::follow_ups`]) this index refuses with the
+    /// encoder: a reader clicking it would be told the book does not cover it, so
     /// it is never offered. Sorted; marked by the build after calibration. Empty in indexes built
     /// before it existed (every follow-up offered, as before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unaskable: Vec<u32>,
-    /// Capitalized heading words ("Sensor", "Fusion") the book's prose writes in lowercase, in
-    /// lowercase, sorted: follow-ups built from title-case headings are written in the book's own
-    /// casing ("What is sensor fusion?"); names keep their capitals. Empty in indexes built
-    /// before it existed (headings' casing, as before).
+    /// Per chunk, the follow-up question a reader is offered for its section (phrased by the
+    /// build from the heading, in the book's own casing: `book_answer::phrasing`), or `""` when
+    /// the heading makes none. Empty in indexes built before it existed: no follow-ups are offered
+    /// (the widget carries no phrasing rules).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lowercase_words: Vec<String>,
+    pub follow_ups: Vec<String>,
 }
 
 /// Which signals a search uses: hybrid is the default; the others exist for evaluation and for

@@ -318,7 +318,7 @@ pub fn unwritten_index() -> Index {
             book_title: BOOK_TITLE.into(),
             common_words: Default::default(),
             unaskable: Vec::new(),
-            lowercase_words: Vec::new(),
+            follow_ups: Vec::new(),
         },
         vectors: QuantizedVectors::quantize(&vectors, DIM),
         bm25: Bm25::build(&docs, Bm25Params::default()),
