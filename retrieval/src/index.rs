@@ -387,6 +387,9 @@ impl Index {
         if meta.chunks.len() != count || scales.len() != count || codes.len() != count * dim {
             return Err(corrupt("chunk, vector and scale counts disagree".into()));
         }
+        if !meta.follow_ups.is_empty() && meta.follow_ups.len() != count {
+            return Err(corrupt("follow-up and chunk counts disagree".into()));
+        }
         if meta
             .chunks
             .iter()
@@ -969,6 +972,20 @@ mod tests {
             ..super::SearchRequest::new(q, Some(&v))
         });
         assert!(!words.agree);
+    }
+
+    #[test]
+    fn follow_ups_must_be_one_per_chunk() {
+        let mut idx = crate::testing::index();
+        idx.meta.follow_ups = vec!["What is a node?".into()];
+        let bytes = idx.to_bytes().unwrap();
+        assert!(matches!(
+            super::Index::from_bytes(&bytes, None),
+            Err(crate::AssetError::Corrupt { .. })
+        ));
+        idx.meta.follow_ups = vec![String::new(); idx.len()];
+        let bytes = idx.to_bytes().unwrap();
+        assert!(super::Index::from_bytes(&bytes, None).is_ok());
     }
 
     #[test]
