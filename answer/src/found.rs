@@ -86,8 +86,6 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
             .get(i)
             .filter(|q| !q.is_empty() && !refused)?;
         chunks.get(i).map(|c| Related {
-            chapter: c.chapter.clone(),
-            section: c.section.clone(),
             url: c.url.clone(),
             relation,
             question: question.clone(),
@@ -163,10 +161,17 @@ mod tests {
         }]
     }
 
-    fn relations(related: &[Related]) -> Vec<(Relation, String)> {
+    /// Each related section's relation and heading (looked up in `index` by its URL).
+    fn relations(index: &Index, related: &[Related]) -> Vec<(Relation, String)> {
         related
             .iter()
-            .map(|r| (r.relation, r.section.clone().unwrap_or_default()))
+            .map(|r| {
+                let meta = index.meta.chunks.iter().find(|c| c.url == r.url);
+                (
+                    r.relation,
+                    meta.and_then(|c| c.section.clone()).unwrap_or_default(),
+                )
+            })
             .collect()
     }
 
@@ -177,13 +182,13 @@ mod tests {
         // A ROS question: the previous ROS section yes, Gazebo's bridging (next page) no.
         let ros = related(&index, &sources, Some(&[1.0, 0.0, 0.0, 0.0]));
         assert_eq!(
-            relations(&ros),
+            relations(&index, &ros),
             vec![(Relation::Previous, "Topics".to_string())]
         );
         // A question nearer Gazebo: the next page yes, the previous ROS section no.
         let gazebo = related(&index, &sources, Some(&[0.0, 1.0, 0.0, 0.0]));
         assert_eq!(
-            relations(&gazebo),
+            relations(&index, &gazebo),
             vec![(Relation::NextPage, "Bridging Topics".to_string())]
         );
         // Before the encoder (no vector) or with an old asset (no floor): both, as before.
@@ -193,7 +198,7 @@ mod tests {
         let mut marked = book_with_vectors();
         marked.meta.unaskable = vec![1];
         assert_eq!(
-            relations(&related(&marked, &sources, None)),
+            relations(&marked, &related(&marked, &sources, None)),
             vec![(Relation::NextPage, "Bridging Topics".to_string())]
         );
         let mut old = index;

@@ -22,10 +22,6 @@ pub enum Relation {
 /// A section next to the answer, a source of follow-up questions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Related {
-    /// Chapter (page title).
-    pub chapter: String,
-    /// Section heading; `None` for the page top.
-    pub section: Option<String>,
     /// Site URL of the section.
     pub url: String,
     /// How it relates to the answer.
@@ -82,8 +78,6 @@ mod tests {
     /// A section the search found, with the question the index stores for it.
     fn found(question: &str, url: &str) -> Related {
         Related {
-            chapter: "Book".into(),
-            section: Some(url.into()),
             url: url.into(),
             relation: Relation::Found,
             question: question.into(),

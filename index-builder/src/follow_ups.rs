@@ -32,19 +32,14 @@ pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
 /// The chunks (sorted) whose follow-up question (`IndexMeta::follow_ups`) `index`, with
 /// `encoder`, refuses. Chunks with no follow-up are not listed: they are never offered anyway.
 pub fn unaskable(index: &Index, encoder: &Encoder) -> Vec<u32> {
-    let questions: Vec<Option<String>> = (0..index.len())
-        .map(|i| {
-            index
-                .meta
-                .follow_ups
-                .get(i)
-                .filter(|q| !q.is_empty())
-                .cloned()
-        })
-        .collect();
+    let questions = &index.meta.follow_ups;
     // Sections share headings ("Installation" on many pages): each question is asked once, on
     // rayon's threads (one encoding each, about 3 ms).
-    let distinct: HashSet<&str> = questions.iter().flatten().map(String::as_str).collect();
+    let distinct: HashSet<&str> = questions
+        .iter()
+        .map(String::as_str)
+        .filter(|q| !q.is_empty())
+        .collect();
     let refused: HashSet<&str> = distinct
         .into_par_iter()
         .filter(|q| {
@@ -55,7 +50,7 @@ pub fn unaskable(index: &Index, encoder: &Encoder) -> Vec<u32> {
     questions
         .iter()
         .enumerate()
-        .filter(|(_, q)| q.as_deref().is_some_and(|q| refused.contains(q)))
+        .filter(|(_, q)| refused.contains(q.as_str()))
         .map(|(i, _)| i as u32)
         .collect()
 }
