@@ -193,11 +193,12 @@ const FIELDS: &[&str] = &[
     "economics",
 ];
 
-/// Verbs that make a heading a statement ("Routes become HTML files", "Sensor Placement Matters"):
+/// Verbs that make a heading a statement ("Routes become HTML files", "Sensor Placement Matters",
+/// "One Node Can Be Both"):
 /// it cannot be asked about as a thing.
 const CLAUSE_VERBS: &[&str] = &[
     "is", "are", "was", "were", "become", "becomes", "became", "matters", "happens", "means",
-    "belongs",
+    "belongs", "can", "cannot", "could", "would", "might",
 ];
 
 /// Words that make a heading a statement addressed to the reader ("Software you will need"):
@@ -869,7 +870,7 @@ fn lower_first_word(s: &str) -> String {
 /// refusal calibration makes a book's self-questions with it (its thresholds were fitted on this
 /// phrasing); follow-ups use [`follow_up`].
 pub fn as_question(heading: &str) -> Option<String> {
-    phrase(heading, false)
+    phrase(heading, false, &|_| false)
 }
 
 /// A heading phrased as a follow-up a reader would click, or `None`: as [`as_question`], and also
@@ -877,16 +878,22 @@ pub fn as_question(heading: &str) -> Option<String> {
 /// problem reports become "How do I fix …?" / "What should I do when …?"; "Launch Files" names a
 /// kind of thing, not a task; an example is asked for.
 pub fn follow_up(heading: &str) -> Option<String> {
-    phrase(heading, true)
+    phrase(heading, true, &|_| false)
 }
 
 /// The follow-up a section is offered as: its heading's, or its chapter's for a page top. The index
 /// builder marks the sections whose follow-up the book refuses with the same function.
-pub fn section_follow_up(chapter: &str, section: Option<&str>) -> Option<String> {
-    follow_up(section.unwrap_or(chapter))
+pub fn section_follow_up(
+    chapter: &str,
+    section: Option<&str>,
+    noun_compound: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    phrase(section.unwrap_or(chapter), true, noun_compound)
 }
 
-fn phrase(heading: &str, reader: bool) -> Option<String> {
+/// `noun_compound` tells whether the book writes a heading's first two words (lowercase, one
+/// space between) as a thing ("an access token"), so the heading is not asked as a task.
+fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> Option<String> {
     // "-t, --typescript": a command-line flag, not a topic.
     if reader && heading.trim_start().starts_with('-') {
         return None;
@@ -1021,15 +1028,20 @@ fn phrase(heading: &str, reader: bool) -> Option<String> {
     }
     // "Launch File", "Control Loop with Feedback": a verb that names a kind of thing.
     // "Plan Generation", "Launch Configuration": a verb before a noun made from a verb.
+    // "Access Token", "Design Principles": words the book itself writes as a thing ("an access
+    // token").
     let thing = reader
-        && NOUN_MODIFIERS.contains(&first)
-        && lower_words.get(1).is_some_and(|w| {
-            THING_NOUNS.contains(&w.as_str())
-                || (w.len() > 5
-                    && ["tion", "ment", "ance", "ence"]
-                        .iter()
-                        .any(|e| w.ends_with(e)))
-        });
+        && (NOUN_MODIFIERS.contains(&first)
+            && lower_words.get(1).is_some_and(|w| {
+                THING_NOUNS.contains(&w.as_str())
+                    || (w.len() > 5
+                        && ["tion", "ment", "ance", "ence"]
+                            .iter()
+                            .any(|e| w.ends_with(e)))
+            })
+            || lower_words
+                .get(1)
+                .is_some_and(|w| noun_compound(&format!("{first} {w}"))));
     let verb = if reader {
         reader_verb(first)
     } else {
@@ -1243,7 +1255,7 @@ fn joined(words: &[&str], lower_words: &[String], head: usize, reader: bool) -> 
 /// Detection?" stays as it is when "Activity" is not known to be lowercase, and a name keeps the
 /// whole question in the heading's casing ("What is Sensor Fusion in Isaac Sim?"), so a question
 /// never mixes the two.
-pub fn in_book_case(question: &str, lowercase: &[String]) -> String {
+pub fn in_book_case(question: &str, lowercase: &[String], counted: &[String]) -> String {
     // Each piece between spaces, the byte range of its letters, and whether they are one
     // capitalized word ("Fusion?" → "Fusion").
     let pieces: Vec<(&str, usize, usize, bool)> = question
@@ -1276,7 +1288,7 @@ pub fn in_book_case(question: &str, lowercase: &[String]) -> String {
         word.contains('-') && word.chars().next().is_some_and(char::is_uppercase)
     });
     if compound || tail.peek().is_none() || !tail.all(known) {
-        return question.to_string();
+        return with_the(question, counted);
     }
     let cased: Vec<String> = pieces
         .iter()
@@ -1294,38 +1306,141 @@ pub fn in_book_case(question: &str, lowercase: &[String]) -> String {
             }
         })
         .collect();
-    let cased = cased.join(" ");
-    // "What is component breakdown?" reads as a name lost its capitals: a thing counted takes
-    // "the" ("What is the component breakdown?"); an abstract noun does not ("What is model
-    // quantization?").
-    match cased.strip_prefix("What is ") {
-        Some(rest) if counted_thing(rest) => format!("What is the {rest}"),
-        _ => cased,
-    }
+    with_the(&cased.join(" "), counted)
 }
 
-/// Whether `phrase` ("component breakdown?") names one thing of a kind one counts, in two to five
-/// plain words with no article: its head noun (before "of", "for", "in" …) is one of
-/// [`THING_NOUNS`] or [`COUNTED_NOUNS`]. Mass nouns ("support", "control", "quantization") and
-/// anything unsure get no article.
-fn counted_thing(phrase: &str) -> bool {
-    let phrase = phrase.trim_end_matches('?');
-    let plain = phrase
+/// Prepositions whose bare singular object takes "the" ("to robot" → "to the robot").
+const OBJECT_PREPOSITIONS: &[&str] = &[
+    "to", "on", "in", "into", "onto", "from", "for", "of", "with", "inside", "at", "through",
+    "across",
+];
+
+/// Prepositions after which no object of the task follows ("validate against a schema").
+const OTHER_PREPOSITIONS: &[&str] = &[
+    "against", "through", "via", "using", "without", "between", "about", "before", "after",
+    "under", "over", "within", "along", "around", "behind", "beyond", "during", "like", "near",
+    "per", "since", "toward", "towards", "upon", "versus", "by", "as",
+];
+
+/// Words that already determine a noun phrase, or make it more than one thing.
+const DETERMINERS: &[&str] = &[
+    "a", "an", "the", "your", "my", "our", "their", "its", "his", "her", "this", "that", "these",
+    "those", "each", "every", "all", "some", "any", "both", "multiple", "several", "many", "no",
+    "another", "other", "which", "what",
+];
+
+/// `question` with "the" before each bare noun phrase that names one thing of a kind one counts:
+/// "What is component breakdown?" → "What is the component breakdown?", "How do I create ROS 2
+/// workspace?" → "How do I create the ROS 2 workspace?", "… materials to robot?" → "… materials
+/// to the robot?". A heading drops its articles; a question a reader asks has them. The phrase's
+/// head (its last word, before a preposition or the end) must be a plain lowercase singular noun
+/// that `counted` (the book's counted nouns, sorted) or [`THING_NOUNS`] / [`COUNTED_NOUNS`] list;
+/// mass nouns ("physics", "quantization"), names ("Isaac Sim"), plurals and anything quoted stay
+/// as they are. After "What is" the thing takes "the" only when it is two words or more ("What
+/// is model?" asks what a model is).
+fn with_the(question: &str, counted: &[String]) -> String {
+    let (prefix, body) = if let Some(rest) = question.strip_prefix("What is ") {
+        ("What is", rest)
+    } else if let Some(rest) = question.strip_prefix("How do I ") {
+        ("How do I", rest)
+    } else {
+        return question.to_string();
+    };
+    let Some(body) = body.strip_suffix('?') else {
+        return question.to_string();
+    };
+    let plain = body
         .chars()
         .all(|c| c.is_alphanumeric() || c == ' ' || c == '-');
-    let words: Vec<String> = phrase.split_whitespace().map(str::to_lowercase).collect();
-    let head = words
+    if !plain {
+        return question.to_string();
+    }
+    let words: Vec<&str> = body.split(' ').collect();
+    if words.iter().any(|w| w.is_empty()) {
+        return question.to_string();
+    }
+    // Where the noun phrases start: after the verb (and its particle) of a task, at the start of
+    // a thing; then after each preposition.
+    let mut starts: Vec<(usize, bool)> = Vec::new();
+    match prefix {
+        "How do I" => {
+            let verb_end = if words
+                .get(1)
+                .is_some_and(|w| PARTICLES.contains(w) && !matches!(*w, "in" | "on"))
+            {
+                2
+            } else {
+                1
+            };
+            starts.push((verb_end, true));
+        }
+        _ => starts.push((0, false)),
+    }
+    for (i, w) in words.iter().enumerate() {
+        if OBJECT_PREPOSITIONS.contains(w) && i >= starts[0].0 {
+            starts.push((i + 1, true));
+        }
+    }
+    let ends: Vec<usize> = starts
         .iter()
-        .position(|w| ["of", "for", "in", "with", "on", "from", "to"].contains(&w.as_str()))
-        .unwrap_or(words.len());
-    plain
-        && (2..=5).contains(&words.len())
-        && head >= 2
-        && !["a", "an", "the"].contains(&words[0].as_str())
-        && [THING_NOUNS, COUNTED_NOUNS]
+        .skip(1)
+        .map(|&(s, _)| s - 1)
+        .chain([words.len()])
+        .collect();
+    let mut the_before = Vec::new();
+    for (&(start, single_ok), &end) in starts.iter().zip(&ends) {
+        let Some(phrase) = words.get(start..end).filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        // "… against a schema": the task has no object of its own.
+        if OTHER_PREPOSITIONS.contains(&phrase[0]) {
+            continue;
+        }
+        // "quality of service", "degrees of freedom": one bare word after "of" is part of a
+        // fixed term.
+        if phrase.len() == 1 && start > 0 && words[start - 1] == "of" {
+            continue;
+        }
+        if counted_phrase(phrase, counted, single_ok) {
+            the_before.push(start);
+        }
+    }
+    if the_before.is_empty() {
+        return question.to_string();
+    }
+    let mut out = String::from(prefix);
+    for (i, w) in words.iter().enumerate() {
+        out.push(' ');
+        if the_before.contains(&i) {
+            out.push_str("the ");
+        }
+        out.push_str(w);
+    }
+    out.push('?');
+    out
+}
+
+/// Whether a bare noun phrase (`phrase`, at most five words) names one counted thing: see
+/// [`with_the`]. A single word qualifies only when `single_ok`.
+fn counted_phrase(phrase: &[&str], counted: &[String], single_ok: bool) -> bool {
+    let first = phrase[0].to_lowercase();
+    let head = phrase[phrase.len() - 1];
+    let listed = |w: &str| {
+        counted.binary_search_by(|c| c.as_str().cmp(w)).is_ok()
+            || THING_NOUNS.contains(&w)
+            || COUNTED_NOUNS.contains(&w)
+    };
+    (phrase.len() >= 2 || single_ok)
+        && phrase.len() <= 5
+        && !DETERMINERS.contains(&first.as_str())
+        && !NUMBER_WORDS.contains(&first.as_str())
+        && !first.chars().all(|c| c.is_ascii_digit())
+        && !phrase
             .iter()
-            .any(|list| list.contains(&words[head - 1].as_str()))
-        && !words[head - 1].ends_with('s')
+            .any(|w| matches!(*w, "and" | "or" | "vs" | "versus"))
+        && head.chars().all(|c| c.is_ascii_lowercase())
+        && !head.ends_with('s')
+        && listed(head)
 }
 
 #[cfg(test)]
@@ -1552,6 +1667,7 @@ mod tests {
             "Capstone Project README.md",
             "Routes become HTML files",
             "Sensor Placement Matters",
+            "One Node Can Be Both",
             "Primary config is a YAML file",
             "Other shells",
             "Fish instructions",
@@ -1783,22 +1899,25 @@ mod tests {
             "with".to_string(),
         ];
         assert_eq!(
-            in_book_case("What is Sensor Fusion?", &lower),
+            in_book_case("What is Sensor Fusion?", &lower, &[]),
             "What is sensor fusion?"
         );
         // Acronyms, inner capitals and the question's first word keep their capitals.
         assert_eq!(
-            in_book_case("What is Sensor Fusion With ROS (MkDocs)?", &lower),
+            in_book_case("What is Sensor Fusion With ROS (MkDocs)?", &lower, &[]),
             "What is sensor fusion with ROS (MkDocs)?"
         );
         // A word not known to be lowercase (a name) keeps the whole question as it is.
         assert_eq!(
-            in_book_case("What is Sensor Fusion in Isaac Sim?", &lower),
+            in_book_case("What is Sensor Fusion in Isaac Sim?", &lower, &[]),
             "What is Sensor Fusion in Isaac Sim?"
         );
-        assert_eq!(in_book_case("Sensor Fusion?", &lower), "Sensor fusion?");
         assert_eq!(
-            in_book_case("What is Dual-Arm Sensor Fusion?", &lower),
+            in_book_case("Sensor Fusion?", &lower, &[]),
+            "Sensor fusion?"
+        );
+        assert_eq!(
+            in_book_case("What is Dual-Arm Sensor Fusion?", &lower, &[]),
             "What is Dual-Arm Sensor Fusion?"
         );
         // A thing counted takes "the" once its capitals are gone; an abstract noun does not.
@@ -1806,15 +1925,90 @@ mod tests {
             .map(String::from)
             .to_vec();
         assert_eq!(
-            in_book_case("What is Component Breakdown?", &things),
+            in_book_case("What is Component Breakdown?", &things, &[]),
             "What is the component breakdown?"
         );
         assert_eq!(
-            in_book_case("What is Model Quantization?", &things),
+            in_book_case("What is Model Quantization?", &things, &[]),
             "What is model quantization?"
         );
-        assert_eq!(in_book_case("What is Model?", &things), "What is model?");
-        assert_eq!(in_book_case("What is MkDocs?", &lower), "What is MkDocs?");
-        assert_eq!(in_book_case("What is Sensor?", &[]), "What is Sensor?");
+        assert_eq!(
+            in_book_case("What is Model?", &things, &[]),
+            "What is model?"
+        );
+        assert_eq!(
+            in_book_case("What is MkDocs?", &lower, &[]),
+            "What is MkDocs?"
+        );
+        assert_eq!(in_book_case("What is Sensor?", &[], &[]), "What is Sensor?");
+    }
+
+    #[test]
+    fn headings_the_book_names_as_things_are_not_tasks() {
+        let compound = |w: &str| w == "access token" || w == "search engine";
+        assert_eq!(
+            section_follow_up("Chapter", Some("Access Token"), &compound).as_deref(),
+            Some("What is Access Token?")
+        );
+        assert_eq!(
+            section_follow_up("Chapter", Some("Search engine optimization"), &compound).as_deref(),
+            Some("What is Search engine optimization?")
+        );
+        assert_eq!(
+            section_follow_up("Chapter", Some("Access Files"), &compound).as_deref(),
+            Some("How do I access Files?")
+        );
+    }
+
+    #[test]
+    fn bare_things_the_book_counts_take_the() {
+        let counted: Vec<String> = ["arm", "robot", "workspace"].map(String::from).to_vec();
+        let lower: Vec<String> = ["workspace"].map(String::from).to_vec();
+        // A task's object, and the object of a preposition.
+        assert_eq!(
+            in_book_case("How do I create ROS 2 Workspace?", &lower, &counted),
+            "How do I create the ROS 2 workspace?"
+        );
+        assert_eq!(
+            in_book_case("How do I add materials to robot?", &[], &counted),
+            "How do I add materials to the robot?"
+        );
+        assert_eq!(
+            in_book_case(
+                "How do I connect base to upper arm with a joint?",
+                &[],
+                &counted
+            ),
+            "How do I connect base to the upper arm with a joint?"
+        );
+        assert_eq!(
+            in_book_case("How do I set up robot?", &[], &counted),
+            "How do I set up the robot?"
+        );
+        // The hand-written lists still count ("node"); a thing after "What is" needs two words.
+        assert_eq!(
+            in_book_case("What is task executor node?", &[], &[]),
+            "What is the task executor node?"
+        );
+        assert_eq!(
+            in_book_case("What is robot?", &[], &counted),
+            "What is robot?"
+        );
+        // Plurals, mass nouns, names, determined, numbered or quoted phrases stay as they are.
+        for q in [
+            "How do I use message types?",
+            "How do I enable physics on ground?",
+            "How do I configure Nav2?",
+            "How do I test Local Robot?",
+            "How do I publish to a robot?",
+            "How do I move two robot?",
+            "How do I fix \"robot not found\"?",
+            "How do I move arm and robot?",
+            "How do I validate against robot?",
+            "What is the quality of robot?",
+            "Why does the robot fall?",
+        ] {
+            assert_eq!(in_book_case(q, &[], &counted), q);
+        }
     }
 }

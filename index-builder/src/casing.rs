@@ -6,7 +6,7 @@
 //! capitals. Written here because it is a count over the book's own prose; no library knows a
 //! book's casing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::chunker::BuiltChunk;
 
@@ -59,6 +59,129 @@ pub fn lowercase_words(chunks: &[BuiltChunk]) -> Vec<String> {
         .collect();
     out.sort();
     out
+}
+
+/// Times the book must write "a word" or "an word" (the phrase ending there) before a follow-up
+/// gives the word "the" ([`counted_nouns`]).
+const MIN_COUNTED: usize = 2;
+
+/// Words that may follow the noun that ends a noun phrase ("a workspace for …", "a node that …").
+const AFTER_NOUN: &[&str] = &[
+    "of", "for", "in", "on", "to", "with", "from", "that", "which", "who", "is", "are", "was",
+    "were", "and", "or", "but", "as", "at", "by", "into", "when", "if", "can", "will", "should",
+    "must", "may", "has", "have", "you", "we", "it",
+];
+
+/// The heading words (lowercase, singular) that the book's prose uses as things one counts: at
+/// least [`MIN_COUNTED`] times right after "a" or "an", the phrase ending there ("a workspace.",
+/// "an image that …"; not "a control loop", where the word modifies another). Sorted, distinct.
+/// A follow-up names such a thing with "the" ("How do I create the workspace?"); a mass noun
+/// ("physics", "fusion") the book never counts stays bare. The book's own usage, so no list of
+/// English nouns has to know its vocabulary.
+pub fn counted_nouns(chunks: &[BuiltChunk]) -> Vec<String> {
+    let mut wanted: HashMap<String, usize> = HashMap::new();
+    for c in chunks {
+        let meta = &c.chunk.meta;
+        let headings = meta
+            .headings
+            .iter()
+            .map(String::as_str)
+            .chain([meta.chapter.as_str()])
+            .chain(meta.section.as_deref());
+        for h in headings {
+            for w in words_of(h) {
+                let w = w.to_lowercase();
+                if w.len() >= 3 && !w.ends_with('s') {
+                    wanted.entry(w).or_default();
+                }
+            }
+        }
+    }
+    for c in chunks {
+        for line in book_answer::text::prose_lines(&c.chunk.text) {
+            let tokens: Vec<&str> = line.split_whitespace().collect();
+            for (i, pair) in tokens.windows(2).enumerate() {
+                if !matches!(pair[0], "a" | "an" | "A" | "An") {
+                    continue;
+                }
+                let token = pair[1];
+                let word = token.trim_end_matches(|c: char| ",.;:)!?".contains(c));
+                if word.is_empty() || !word.chars().all(|c| c.is_ascii_lowercase()) {
+                    continue;
+                }
+                let phrase_ends = word.len() < token.len()
+                    || tokens
+                        .get(i + 2)
+                        .is_none_or(|next| AFTER_NOUN.contains(next));
+                if let Some(n) = wanted.get_mut(word).filter(|_| phrase_ends) {
+                    *n += 1;
+                }
+            }
+        }
+    }
+    let mut out: Vec<String> = wanted
+        .into_iter()
+        .filter(|&(_, n)| n >= MIN_COUNTED)
+        .map(|(w, _)| w)
+        .collect();
+    out.sort();
+    out
+}
+
+/// Times the book must write a heading's first two words after an article or determiner before
+/// the heading is asked about as a thing ([`noun_compounds`]).
+const MIN_COMPOUND: usize = 2;
+
+/// Words that open a noun phrase in prose.
+const DETERMINERS: &[&str] = &[
+    "a", "an", "the", "this", "that", "these", "those", "your", "our", "its", "their", "each",
+    "every",
+];
+
+/// The headings' first two words (lowercase, one space between) that the book's prose writes
+/// after an article or determiner at least [`MIN_COMPOUND`] times: "Access Token" is a thing the
+/// book names ("an access token", "the access token"), not the task "access token", and "Design
+/// Principles" ("these design principles") is not "How do I design principles?". A heading whose
+/// first word is a verb the phrasing knows is otherwise asked as a task.
+pub fn noun_compounds(chunks: &[BuiltChunk]) -> HashSet<String> {
+    let mut wanted: HashMap<(String, String), usize> = HashMap::new();
+    for c in chunks {
+        let meta = &c.chunk.meta;
+        for h in [meta.chapter.as_str()]
+            .into_iter()
+            .chain(meta.section.as_deref())
+        {
+            let mut words = words_of(h);
+            if let (Some(a), Some(b)) = (words.next(), words.next()) {
+                wanted.insert((a.to_lowercase(), b.to_lowercase()), 0);
+            }
+        }
+    }
+    for c in chunks {
+        for line in book_answer::text::prose_lines(&c.chunk.text) {
+            let tokens: Vec<&str> = line.split_whitespace().collect();
+            for t in tokens.windows(3) {
+                if !DETERMINERS.contains(&t[0].to_lowercase().as_str())
+                    || !t[1].chars().all(|c| c.is_alphabetic())
+                {
+                    continue;
+                }
+                let second = t[2].trim_end_matches(|c: char| !c.is_alphanumeric());
+                if !second.chars().all(|c| c.is_alphabetic()) {
+                    continue;
+                }
+                let key = (t[1].to_lowercase(), second.to_lowercase());
+                if let Some(n) = wanted.get_mut(&key) {
+                    *n += 1;
+                }
+            }
+        }
+    }
+    wanted
+        .into_iter()
+        .filter(|&(_, n)| n >= MIN_COMPOUND)
+        .map(|((a, b), _)| format!("{a} {b}"))
+        .collect()
 }
 
 /// The plain words of `text`: letters only, punctuation around them dropped.
@@ -169,5 +292,47 @@ mod tests {
         assert!(!words.contains(&"gazebo".to_string()), "{words:?}");
         // "worlds" once in lowercase prose (the path does not count): under the minimum.
         assert!(!words.contains(&"worlds".to_string()), "{words:?}");
+    }
+
+    #[test]
+    fn nouns_the_book_counts_are_the_ones_it_writes_after_a() {
+        let chunks = [
+            chunk(
+                "Create Workspace With Physics Control",
+                "Make a workspace. An image is a workspace for physics. We tune a control loop \
+                 and a control loop again; physics is a physics engine's job.\n\
+                 ```\na workspace a workspace\n```\nUse a workspace for this.",
+            ),
+            chunk("Practice", "A practice, a practice"),
+        ];
+        let counted = counted_nouns(&chunks);
+        // "a workspace." and "a workspace for" (the code block does not count).
+        assert!(counted.contains(&"workspace".to_string()), "{counted:?}");
+        // "a practice," twice, the sentence's "A" included.
+        assert!(counted.contains(&"practice".to_string()), "{counted:?}");
+        // "a control loop": the word modifies another; "a physics engine's": likewise.
+        assert!(!counted.contains(&"control".to_string()), "{counted:?}");
+        assert!(!counted.contains(&"physics".to_string()), "{counted:?}");
+        // "an image is" once: under the minimum, and "image" is in no heading anyway.
+        assert!(!counted.contains(&"image".to_string()), "{counted:?}");
+        assert!(counted.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn heading_openings_the_book_names_as_things_are_compounds() {
+        let chunks = [
+            chunk(
+                "Access Token",
+                "Paste the access token here. An access token expires. Access tokens rotate.",
+            ),
+            chunk(
+                "Create Workspace",
+                "Create workspace folders. We create workspace files.",
+            ),
+        ];
+        let compounds = noun_compounds(&chunks);
+        assert!(compounds.contains("access token"), "{compounds:?}");
+        // The task is written without a determiner: not a thing.
+        assert!(!compounds.contains("create workspace"), "{compounds:?}");
     }
 }

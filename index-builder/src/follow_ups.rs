@@ -15,15 +15,19 @@ use book_retrieval::{Encoder, Index, SearchRequest};
 use crate::chunker::BuiltChunk;
 
 /// Per chunk, its section's follow-up question in the book's casing (`casing::lowercase_words`),
-/// or `""` when the heading makes none.
+/// with "the" before the things the book counts (`casing::counted_nouns`), or `""` when the
+/// heading makes none.
 pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
     let lowercase = crate::casing::lowercase_words(chunks);
+    let counted = crate::casing::counted_nouns(chunks);
+    let compounds = crate::casing::noun_compounds(chunks);
+    let noun_compound = |words: &str| compounds.contains(words);
     chunks
         .iter()
         .map(|c| {
             let meta = &c.chunk.meta;
-            section_follow_up(&meta.chapter, meta.section.as_deref())
-                .map(|q| in_book_case(&q, &lowercase))
+            section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
+                .map(|q| in_book_case(&q, &lowercase, &counted))
                 .unwrap_or_default()
         })
         .collect()
@@ -67,7 +71,9 @@ mod tests {
             .meta
             .chunks
             .iter()
-            .map(|c| section_follow_up(&c.chapter, c.section.as_deref()).unwrap_or_default())
+            .map(|c| {
+                section_follow_up(&c.chapter, c.section.as_deref(), &|_| false).unwrap_or_default()
+            })
             .collect();
         // A refusal floor no cosine reaches: every follow-up is refused, so every chunk whose
         // heading makes one is marked.
