@@ -169,8 +169,9 @@ const VERBS: &[&str] = &[
 /// URLs" were asked as "What are …?"). [`as_question`] keeps [`VERBS`] alone: the refusal
 /// calibration's thresholds were fitted on its phrasing.
 const READER_VERBS: &[&str] = &[
-    "boot", "clean", "copy", "delete", "disable", "localize", "pass", "remove", "replace", "reset",
-    "restart", "share", "specify", "sweep", "validate",
+    "assemble", "attach", "boot", "clean", "compile", "copy", "delete", "disable", "execute",
+    "flash", "insert", "localize", "mount", "pass", "prepare", "rebuild", "remove", "replace",
+    "reset", "restart", "share", "specify", "sweep", "unplug", "validate",
 ];
 
 /// Fields of study named with a final s, asked with "is" ("What is Core Robotics?"); word ends,
@@ -756,6 +757,13 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
         let generic = READER_GENERIC.contains(&lower.as_str());
         return Some((lower_words.len() > 1 && !generic).then(|| h.to_string()));
     }
+    // "Out of disk space": a resource run out of.
+    if lower_words.len() > 2 && lower_words[0] == "out" && lower_words[1] == "of" {
+        return Some(Some(format!(
+            "What should I do when I run {}?",
+            lower_initial(h)
+        )));
+    }
     // An error message as the heading ("\"Launch file not found\"") or a problem report.
     let quoted =
         h.starts_with(['"', '“', '`']) && h.trim_end_matches(')').contains(['"', '”', '`']);
@@ -912,9 +920,12 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     // For follow-ups, not a colon inside a signature's parentheses ("addRoute(config: RouteConfig):
     // void" → "addRoute()").
     let colon = if reader {
-        h.match_indices(": ")
-            .map(|(i, _)| i)
-            .find(|&i| h[..i].matches('(').count() == h[..i].matches(')').count())
+        h.match_indices(": ").map(|(i, _)| i).find(|&i| {
+            // Not inside parentheses, nor inside a quoted error message ("\"ImportError: No
+            // module named 'rclpy'\"" keeps its message).
+            h[..i].matches('(').count() == h[..i].matches(')').count()
+                && h[..i].matches(['"', '“', '”']).count() % 2 == 0
+        })
     } else {
         h.find(": ")
     };
@@ -1521,6 +1532,19 @@ mod tests {
         assert_eq!(
             follow_up("Error 1: \"Failed to parse URDF file\"").as_deref(),
             Some("How do I fix \"Failed to parse URDF file\"?")
+        );
+        // A colon inside the quoted message does not cut it.
+        assert_eq!(
+            follow_up("12. \"ImportError: No module named 'rclpy'\" in Isaac Sim").as_deref(),
+            Some("How do I fix \"ImportError: No module named 'rclpy'\" in Isaac Sim?")
+        );
+        assert_eq!(
+            follow_up("18. Out of disk space").as_deref(),
+            Some("What should I do when I run out of disk space?")
+        );
+        assert_eq!(
+            follow_up("Step 4: Mount External Sensors (e.g., RealSense D435i)").as_deref(),
+            Some("How do I mount External Sensors?")
         );
         assert_eq!(
             follow_up("8. Colcon build fails with missing dependencies").as_deref(),
