@@ -170,8 +170,8 @@ const VERBS: &[&str] = &[
 /// calibration's thresholds were fitted on its phrasing.
 const READER_VERBS: &[&str] = &[
     "assemble", "attach", "boot", "clean", "compile", "copy", "delete", "disable", "execute",
-    "flash", "insert", "localize", "mount", "pass", "prepare", "rebuild", "remove", "replace",
-    "reset", "restart", "share", "specify", "sweep", "unplug", "validate",
+    "find", "flash", "insert", "localize", "mount", "pass", "prepare", "rebuild", "remove",
+    "replace", "reset", "restart", "share", "specify", "sweep", "unplug", "validate",
 ];
 
 /// Fields of study named with a final s, asked with "is" ("What is Core Robotics?"); word ends,
@@ -812,6 +812,11 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     }
     if trouble || problem {
         return Some(Some(format!("What should I do when {}?", lower_first(h))));
+    }
+    // "No Shared Standard Between Robot Types": a lack stated as a heading, not a thing; "URDF =
+    // Robot's Skeleton Blueprint": an equation of two things.
+    if lower_words[0] == "no" || h.contains(" = ") {
+        return Some(None);
     }
     // "Calibration mismatch between real robot and URDF": a problem named by a noun.
     let head = lower_words
@@ -1692,6 +1697,8 @@ mod tests {
             "Routes become HTML files",
             "Sensor Placement Matters",
             "One Node Can Be Both",
+            "No Shared Standard Between Robot Types",
+            "URDF = Robot's Skeleton Blueprint (Analogy)",
             "Primary config is a YAML file",
             "Other shells",
             "Fish instructions",
