@@ -424,8 +424,30 @@ const THING_NOUNS: &[&str] = &[
     "policies",
 ];
 
+/// Two-word things that open with a verb, asked as things whatever the book's prose says (the
+/// book's own are found at build time: `section_follow_up`'s `noun_compound`).
+const COMPOUND_NOUNS: &[&str] = &[
+    "access token",
+    "access tokens",
+    "design principle",
+    "design principles",
+    "design pattern",
+    "design patterns",
+    "design decision",
+    "design decisions",
+    "search engine",
+    "test case",
+    "test cases",
+    "test scenario",
+    "test scenarios",
+];
+
 /// More nouns of things one counts, for "What is the …?" ([`in_book_case`]).
 const COUNTED_NOUNS: &[&str] = &[
+    "principle",
+    "token",
+    "pattern",
+    "scenario",
     "node",
     "subsystem",
     "matrix",
@@ -1055,9 +1077,10 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                             .iter()
                             .any(|e| w.ends_with(e)))
             })
-            || lower_words
-                .get(1)
-                .is_some_and(|w| noun_compound(&format!("{first} {w}"))));
+            || lower_words.get(1).is_some_and(|w| {
+                let pair = format!("{first} {w}");
+                COMPOUND_NOUNS.contains(&pair.as_str()) || noun_compound(&pair)
+            }));
     let verb = if reader {
         reader_verb(first)
     } else {
@@ -1566,6 +1589,14 @@ mod tests {
         assert_eq!(
             follow_up("Launch Files").as_deref(),
             Some("What are Launch Files?")
+        );
+        assert_eq!(
+            follow_up("Design principle: the LLM only chooses among known skills").as_deref(),
+            Some("What is Design principle?")
+        );
+        assert_eq!(
+            follow_up("Access Token").as_deref(),
+            Some("What is Access Token?")
         );
         assert_eq!(
             follow_up("Install Dependencies").as_deref(),
