@@ -841,12 +841,10 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
         return Some(None);
     }
     // "Calibration mismatch between real robot and URDF": a problem named by a noun.
-    let head = lower_words
-        .iter()
-        .position(|w| {
-            ["with", "between", "in", "on", "of", "for", "from", "after"].contains(&w.as_str())
-        })
-        .filter(|&i| i > 0);
+    let head = phrase_end(
+        lower_words,
+        &["with", "between", "in", "on", "of", "for", "from", "after"],
+    );
     if head.is_some_and(|i| PROBLEM_NOUNS.contains(&lower_words[i - 1].as_str())) {
         return about(lower_first_word(&lower_first(h)));
     }
@@ -1148,14 +1146,15 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     }
     // The head noun: the last word, or the word before "of"/"for"/"in"/"with" ("Layers of ROS 2").
     // For follow-ups also "to" and "between" ("Changes to the Defaults List").
-    let head = lower_words
-        .iter()
-        .position(|w| {
-            ["of", "for", "in", "with", "on", "from"].contains(&w.as_str())
-                || (reader && ["to", "between"].contains(&w.as_str()))
-        })
-        .filter(|&i| i > 0)
-        .map_or(lower_words.len() - 1, |i| i - 1);
+    let head = if reader {
+        phrase_end(
+            &lower_words,
+            &["of", "for", "in", "with", "on", "from", "to", "between"],
+        )
+    } else {
+        phrase_end(&lower_words, &["of", "for", "in", "with", "on", "from"])
+    }
+    .map_or(lower_words.len() - 1, |i| i - 1);
     let noun = lower_words[head].as_str();
     // "APIs", "GPUs": capitals and a plural s.
     let original = words[head].trim_matches(|c: char| !c.is_alphanumeric());
@@ -1187,6 +1186,16 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     let one = ["a", "an"].contains(&lower_words[0].as_str());
     let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
+}
+
+/// Where the noun phrase that opens a heading ends: the index of the first of `prepositions` in
+/// `lower_words`, unless the heading opens with it ("Layers of ROS 2" → 1; the head noun is the
+/// word before).
+fn phrase_end(lower_words: &[String], prepositions: &[&str]) -> Option<usize> {
+    lower_words
+        .iter()
+        .position(|w| prepositions.contains(&w.as_str()))
+        .filter(|&i| i > 0)
 }
 
 /// `validateOptions({options, validate})` → `validateOptions()`: a signature's arguments are not
