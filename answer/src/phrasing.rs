@@ -576,6 +576,8 @@ const PROBLEM_ADJECTIVES: &[&str] = &[
     "missing",
     "broken",
     "slow",
+    "unintended",
+    "unexpected",
 ];
 
 /// Number words that open a list heading ("Five reasons to simulate"): asked with "the".
@@ -1166,8 +1168,11 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
             .all(|c| c.is_ascii_uppercase());
     // "Robotics", "Dynamics" are one field; "MkDocs" (a capital inside) is a name, and
     // "docusaurus.config.js" a file.
+    // "plugin-content-docs", "string-literal-i18n-messages": a package's or a rule's name.
+    let identifier = original.matches('-').count() >= 2 && !original.contains(char::is_uppercase);
     let singular_s = reader
         && (FIELDS.iter().any(|f| noun.ends_with(f))
+            || identifier
             || original.contains('.')
             || original
                 .chars()
@@ -1606,6 +1611,14 @@ mod tests {
         assert_eq!(
             follow_up("Access Token").as_deref(),
             Some("What is Access Token?")
+        );
+        assert_eq!(
+            follow_up("plugin-content-docs").as_deref(),
+            Some("What is plugin-content-docs?")
+        );
+        assert_eq!(
+            follow_up("Unintended extra paragraphs").as_deref(),
+            Some("What should I do about unintended extra paragraphs?")
         );
         assert_eq!(
             follow_up("Install Dependencies").as_deref(),
