@@ -31,20 +31,9 @@ fn capitalized(word: &str) -> bool {
 /// counted.
 pub fn lowercase_words(chunks: &[BuiltChunk]) -> Vec<String> {
     let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
-    for c in chunks {
-        let meta = &c.chunk.meta;
-        let headings = meta
-            .headings
-            .iter()
-            .map(String::as_str)
-            .chain([meta.chapter.as_str()])
-            .chain(meta.section.as_deref());
-        for h in headings {
-            for w in words_of(h) {
-                if capitalized(w) {
-                    wanted.entry(w.to_lowercase()).or_default();
-                }
-            }
+    for w in heading_texts(chunks).flat_map(words_of) {
+        if capitalized(w) {
+            wanted.entry(w.to_lowercase()).or_default();
         }
     }
     for c in chunks {
@@ -80,21 +69,10 @@ const AFTER_NOUN: &[&str] = &[
 /// English nouns has to know its vocabulary.
 pub fn counted_nouns(chunks: &[BuiltChunk]) -> Vec<String> {
     let mut wanted: HashMap<String, usize> = HashMap::new();
-    for c in chunks {
-        let meta = &c.chunk.meta;
-        let headings = meta
-            .headings
-            .iter()
-            .map(String::as_str)
-            .chain([meta.chapter.as_str()])
-            .chain(meta.section.as_deref());
-        for h in headings {
-            for w in words_of(h) {
-                let w = w.to_lowercase();
-                if w.len() >= 3 && !w.ends_with('s') {
-                    wanted.entry(w).or_default();
-                }
-            }
+    for w in heading_texts(chunks).flat_map(words_of) {
+        let w = w.to_lowercase();
+        if w.len() >= 3 && !w.ends_with('s') {
+            wanted.entry(w).or_default();
         }
     }
     for c in chunks {
@@ -182,6 +160,18 @@ pub fn noun_compounds(chunks: &[BuiltChunk]) -> HashSet<String> {
         .filter(|&(_, n)| n >= MIN_COMPOUND)
         .map(|((a, b), _)| format!("{a} {b}"))
         .collect()
+}
+
+/// Every heading text of the book: each chunk's heading path, page title and section heading.
+fn heading_texts(chunks: &[BuiltChunk]) -> impl Iterator<Item = &str> {
+    chunks.iter().flat_map(|c| {
+        let meta = &c.chunk.meta;
+        meta.headings
+            .iter()
+            .map(String::as_str)
+            .chain([meta.chapter.as_str()])
+            .chain(meta.section.as_deref())
+    })
 }
 
 /// The plain words of `text`: letters only, punctuation around them dropped.
