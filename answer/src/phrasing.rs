@@ -1368,7 +1368,8 @@ const OBJECT_PREPOSITIONS: &[&str] = &[
     "across",
 ];
 
-/// Prepositions after which no object of the task follows ("validate against a schema").
+/// Prepositions that, right after a task's verb, say the task has no object of its own
+/// ("validate against a schema"): the phrase they open gets no "the" as one.
 const OTHER_PREPOSITIONS: &[&str] = &[
     "against", "through", "via", "using", "without", "between", "about", "before", "after",
     "under", "over", "within", "along", "around", "behind", "beyond", "during", "like", "near",
