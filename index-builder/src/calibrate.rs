@@ -260,12 +260,18 @@ pub fn sample(
     encoder: &Encoder,
     bank: &[String],
 ) -> BookSample {
+    // Each question is one encoding and one search, independent of the others: on rayon's
+    // threads (in order, so the sample is the same whatever the thread count).
+    use rayon::prelude::*;
     BookSample {
         positive: pseudo_questions(index, texts, 160)
-            .iter()
+            .par_iter()
             .map(|q| signals(index, encoder, q))
             .collect(),
-        negative: bank.iter().map(|q| signals(index, encoder, q)).collect(),
+        negative: bank
+            .par_iter()
+            .map(|q| signals(index, encoder, q))
+            .collect(),
     }
 }
 
