@@ -1369,11 +1369,12 @@ const OBJECT_PREPOSITIONS: &[&str] = &[
 ];
 
 /// Prepositions that, right after a task's verb, say the task has no object of its own
-/// ("validate against a schema"): the phrase they open gets no "the" as one.
+/// ("validate against a schema"): the phrase they open gets no "the" as one. (Those of
+/// [`OBJECT_PREPOSITIONS`] already start a phrase of their own.)
 const OTHER_PREPOSITIONS: &[&str] = &[
-    "against", "through", "via", "using", "without", "between", "about", "before", "after",
-    "under", "over", "within", "along", "around", "behind", "beyond", "during", "like", "near",
-    "per", "since", "toward", "towards", "upon", "versus", "by", "as",
+    "against", "via", "using", "without", "between", "about", "before", "after", "under", "over",
+    "within", "along", "around", "behind", "beyond", "during", "like", "near", "per", "since",
+    "toward", "towards", "upon", "versus", "by", "as",
 ];
 
 /// Words that already determine a noun phrase, or make it more than one thing.

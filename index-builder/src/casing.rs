@@ -39,15 +39,9 @@ pub fn lowercase_words(chunks: &[BuiltChunk]) -> Vec<String> {
     for c in chunks {
         count(&c.chunk.text, &mut wanted);
     }
-    let mut out: Vec<String> = wanted
-        .into_iter()
-        .filter(|(_, (lower, mid_capital))| {
-            *lower >= MIN_LOWERCASE && *lower >= LOWERCASE_RATIO * *mid_capital
-        })
-        .map(|(w, _)| w)
-        .collect();
-    out.sort();
-    out
+    sorted_where(wanted, |&(lower, mid_capital)| {
+        lower >= MIN_LOWERCASE && lower >= LOWERCASE_RATIO * mid_capital
+    })
 }
 
 /// Times the book must write "a word" or "an word" (the phrase ending there) before a follow-up
@@ -97,9 +91,14 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> Vec<String> {
             }
         }
     }
-    let mut out: Vec<String> = wanted
+    sorted_where(wanted, |&n| n >= MIN_COUNTED)
+}
+
+/// The words whose counts `keep` accepts, sorted.
+fn sorted_where<C>(counts: HashMap<String, C>, keep: impl Fn(&C) -> bool) -> Vec<String> {
+    let mut out: Vec<String> = counts
         .into_iter()
-        .filter(|&(_, n)| n >= MIN_COUNTED)
+        .filter(|(_, c)| keep(c))
         .map(|(w, _)| w)
         .collect();
     out.sort();
