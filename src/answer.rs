@@ -84,7 +84,7 @@ pub fn plan(
         return Plan::Refuse(direct(book_answer::compose(&query, &found, None, &prefs)));
     }
     if !llm {
-        let embed = |t: &str| retriever.embed(t);
+        let embed = |t: &str, max_tokens: usize| retriever.embed(t, max_tokens);
         return Plan::Extractive(direct(book_answer::compose(
             &query,
             &found,

@@ -14,8 +14,9 @@ pub const MAX_TOP_K: usize = 20;
 /// threshold (the answer core's [`book_answer::Found`]).
 pub type Retrieved = book_answer::Found;
 
-/// Embeds a question; `None` when the encoder failed on it.
-pub type QuestionEncoder = Box<dyn Fn(&str) -> Option<Vec<f32>>>;
+/// Embeds a question whole (`None`) or the opening of a passage (its first that many token ids);
+/// `None` when the encoder failed on it.
+pub type QuestionEncoder = Box<dyn Fn(&str, Option<usize>) -> Option<Vec<f32>>>;
 
 /// Searches the book.
 pub trait Retriever {
@@ -40,9 +41,9 @@ pub trait Retriever {
     fn has_encoder(&self) -> bool {
         false
     }
-    /// Embeds a passage with the question encoder, for choosing quotes by meaning; `None` before
-    /// the encoder has loaded.
-    fn embed(&self, _text: &str) -> Option<Vec<f32>> {
+    /// Embeds the opening of a passage (its first `max_tokens` token ids) with the question
+    /// encoder, for choosing quotes by meaning; `None` before the encoder has loaded.
+    fn embed(&self, _text: &str, _max_tokens: usize) -> Option<Vec<f32>> {
         None
     }
 }
@@ -104,12 +105,15 @@ impl Retriever for BookIndex {
         self.encoder.borrow().is_some()
     }
 
-    fn embed(&self, text: &str) -> Option<Vec<f32>> {
-        self.encoder.borrow().as_ref().and_then(|e| e(text))
+    fn embed(&self, text: &str, max_tokens: usize) -> Option<Vec<f32>> {
+        self.encoder
+            .borrow()
+            .as_ref()
+            .and_then(|e| e(text, Some(max_tokens)))
     }
 
     fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved {
-        let vector = self.encoder.borrow().as_ref().and_then(|e| e(query));
+        let vector = self.encoder.borrow().as_ref().and_then(|e| e(query, None));
         let mut req = book_retrieval::SearchRequest::new(query, vector.as_deref());
         req.k = k.clamp(1, MAX_TOP_K);
         req.current_page_url = current_page_url;

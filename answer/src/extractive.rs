@@ -26,6 +26,14 @@ pub const MAX_EMBEDDED: usize = 2;
 /// 120 rather than 200: on the five labelled books the first quote and "shown" rates are the same
 /// or better (quality test), and composing takes 20–30 % less time (native max 21–31 ms, was 26–44).
 pub const EMBED_CHARS: usize = 120;
+/// Most token ids (`[CLS]` and `[SEP]` included) of a sentence's opening that are embedded: the
+/// encoder's time grows with the tokens (about 1 ms a run plus 0.43 ms a token native), not the
+/// characters, and 120 characters of code-laden text (`` `rmw_fastrtps_cpp` ``, paths) run to
+/// 40–65 WordPiece tokens where the median opening of the five labelled books has 17–27. With 28,
+/// the two openings of the slowest answers (99th percentile) are 56 tokens rather than 73, the
+/// median 28–49 rather than 29–52, and the quality test's first-quote and "shown" rates are the
+/// same on every book (24 lost one shown quote on textbook 2).
+pub const EMBED_TOKENS: usize = 28;
 /// How much less a quote from a lower-ranked source is worth, per rank.
 const RANK_DECAY: f32 = 0.15;
 /// Most table rows quoted (besides the header): a longer table shows the rows sharing the most
@@ -84,8 +92,10 @@ impl Default for Style {
     }
 }
 
-/// Embeds a text for comparing meaning; `None` when no encoder is available or it failed.
-pub type Embed<'a> = &'a dyn Fn(&str) -> Option<Vec<f32>>;
+/// Embeds the opening of a text for comparing meaning: at most the given number of token ids
+/// ([`EMBED_TOKENS`]; `book_retrieval::Encoder::encode_opening`). `None` when no encoder is
+/// available or it failed.
+pub type Embed<'a> = &'a dyn Fn(&str, usize) -> Option<Vec<f32>>;
 
 /// How a quote is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -349,7 +359,7 @@ pub fn choose(
         }
         for i in by_rank.into_iter().take(embedded) {
             let opening = cut_at_word(&prose[i].passage.text, EMBED_CHARS);
-            prose[i].meaning = embed(&opening).and_then(|v| cosine(qv, &v));
+            prose[i].meaning = embed(&opening, EMBED_TOKENS).and_then(|v| cosine(qv, &v));
         }
         // Sentences not embedded compete on a comparable scale: a low assumed meaning.
         for c in prose.iter_mut().filter(|c| c.meaning.is_none()) {
@@ -927,8 +937,9 @@ mod tests {
             src(2, "Services answer one request with one reply. A service call blocks until the reply arrives."),
         ];
         let calls = std::cell::RefCell::new(Vec::new());
-        let embed = |t: &str| {
+        let embed = |t: &str, max_tokens: usize| {
             calls.borrow_mut().push(t.to_string());
+            assert_eq!(max_tokens, EMBED_TOKENS);
             Some(vec![1.0, 0.0])
         };
         let q = choose(
@@ -1015,7 +1026,7 @@ mod tests {
             1,
             "The robot has many parts to learn about. Balance is kept by reading the inertial sensor in the torso.",
         )];
-        let embed = |s: &str| -> Option<Vec<f32>> {
+        let embed = |s: &str, _: usize| -> Option<Vec<f32>> {
             Some(if s.contains("inertial") {
                 vec![1.0, 0.0]
             } else {

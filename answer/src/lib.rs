@@ -22,7 +22,7 @@ pub mod text;
 
 pub use book_prompt::prefs::Preferences;
 pub use confidence::Confidence;
-pub use extractive::{Embed, Quote, Style};
+pub use extractive::{Embed, Quote, Style, EMBED_TOKENS};
 pub use found::Found;
 pub use source::{Source, SourceRef};
 

@@ -352,7 +352,7 @@ impl Book {
         let (mut enc, mut search, mut total) = (Vec::new(), Vec::new(), Vec::new());
         let mut answer = Vec::new();
         let prefs = book_answer::Preferences::default();
-        let embed = |t: &str| Some(self.encoder.encode(t));
+        let embed = |t: &str, max_tokens: usize| Some(self.encoder.encode_opening(t, max_tokens));
         let mut results = Vec::new();
         for round in 0..rounds.max(1) {
             for q in &qs {

@@ -24,9 +24,14 @@ impl QuestionEncoder {
             .map_err(|e| JsError::new(&e.to_string()))
     }
 
-    /// The unit-length embedding of `text` (a `Float32Array` of `dim` values).
-    pub fn encode(&self, text: &str) -> Vec<f32> {
-        self.inner.encode(text)
+    /// The unit-length embedding of `text` (a `Float32Array` of `dim` values). With `maxTokens`,
+    /// only the text's first that many token ids are embedded (`Encoder::encode_opening`: the
+    /// widget compares candidate quotes by their openings, and the time grows with the tokens).
+    pub fn encode(&self, text: &str, max_tokens: Option<u32>) -> Vec<f32> {
+        match max_tokens {
+            Some(max) => self.inner.encode_opening(text, max as usize),
+            None => self.inner.encode(text),
+        }
     }
 
     /// Embedding dimension.

@@ -59,7 +59,7 @@ pub fn answer(
     let prefs = book_answer::Preferences::default();
     match encoder {
         Some(enc) => {
-            let embed = |t: &str| Some(enc.encode(t));
+            let embed = |t: &str, max_tokens: usize| Some(enc.encode_opening(t, max_tokens));
             book_answer::compose(question, &found, Some(&embed), &prefs)
         }
         None => book_answer::compose(question, &found, None, &prefs),

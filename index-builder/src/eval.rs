@@ -382,7 +382,7 @@ pub fn answer_metrics_graded(
         let t0 = std::time::Instant::now();
         let a = match encoder {
             Some(enc) => {
-                let embed = |t: &str| Some(enc.encode(t));
+                let embed = |t: &str, max_tokens: usize| Some(enc.encode_opening(t, max_tokens));
                 book_answer::compose(question, &found, Some(&embed), &prefs)
             }
             None => book_answer::compose(question, &found, None, &prefs),

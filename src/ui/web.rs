@@ -331,8 +331,12 @@ pub async fn load_encoder(
         .ok()
         .and_then(|f| f.dyn_into().ok())
         .ok_or("the encoder has no encode method")?;
-    Ok(Box::new(move |text: &str| {
-        let out = encode.call1(&encoder, &JsValue::from_str(text)).ok()?;
+    Ok(Box::new(move |text: &str, max_tokens: Option<usize>| {
+        // `encode(text, maxTokens)`: an absent or undefined cap embeds the whole text.
+        let cap = max_tokens.map_or(JsValue::UNDEFINED, |n| JsValue::from(n as u32));
+        let out = encode
+            .call2(&encoder, &JsValue::from_str(text), &cap)
+            .ok()?;
         Some(out.dyn_into::<js_sys::Float32Array>().ok()?.to_vec())
     }))
 }
@@ -362,7 +366,7 @@ pub fn start_encoder(
                 // One encoding now, while the reader is still typing: the engine compiles the
                 // encoder's hot loops and its buffers are allocated before the first question
                 // waits on them.
-                let _ = encode("warm up");
+                let _ = encode("warm up", None);
                 retriever.attach_encoder(encode);
                 // Visible to operators and tests: questions are now embedded in the browser.
                 set_host_attribute("data-search", "hybrid");

@@ -400,7 +400,14 @@ impl Encoder {
 
     /// Embeds `text` into a unit-length vector (mean pooling over tokens, then L2 normalization).
     pub fn encode(&self, text: &str) -> Vec<f32> {
-        let max = MAX_TOKENS.min(self.config.max_positions);
+        self.encode_opening(text, MAX_TOKENS)
+    }
+
+    /// Embeds the opening of `text`: its first `max_tokens` token ids, `[CLS]` and `[SEP]`
+    /// included (at most [`MAX_TOKENS`]). The encoder's time grows with the tokens, so a caller
+    /// comparing many passages by their topic bounds each run's cost with this.
+    pub fn encode_opening(&self, text: &str, max_tokens: usize) -> Vec<f32> {
+        let max = max_tokens.min(MAX_TOKENS).min(self.config.max_positions);
         let ids = self.tokenizer.encode(text, max);
         self.encode_ids(&ids)
     }
@@ -920,6 +927,23 @@ mod tests {
             }
         }
         assert!(enc.encode_batch(&[]).is_empty());
+    }
+
+    #[test]
+    fn an_opening_is_the_text_cut_to_its_first_tokens() {
+        let enc = Encoder::from_bytes(include_bytes!("../../tests/golden/v1/encoder.bin"))
+            .expect("golden encoder");
+        let text = "gazebo physics simulation of the robot and its links and joints";
+        // [CLS] gazebo physics [SEP]: the same vector as the first two words alone.
+        let opening = enc.encode_opening(text, 4);
+        let two_words = enc.encode("gazebo physics");
+        assert_eq!(opening.len(), enc.dim());
+        for (a, b) in opening.iter().zip(&two_words) {
+            assert!((a - b).abs() < 1e-6);
+        }
+        // A cap past the text's length, or past the encoder's own limit, changes nothing.
+        assert_eq!(enc.encode_opening(text, 500), enc.encode(text));
+        assert_eq!(enc.encode_opening(text, 0).len(), enc.dim());
     }
 
     #[test]
