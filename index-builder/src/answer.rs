@@ -36,9 +36,22 @@ pub fn load(dir: &Path) -> Result<AnswerAsset> {
 /// What the search finds for `question`, as the widget searches: hybrid when `encoder` is given,
 /// BM25 alone otherwise (the widget before its encoder has loaded).
 pub fn find(index: &Index, texts: &ChunkTexts, encoder: Option<&Encoder>, question: &str) -> Found {
+    find_from(index, texts, encoder, question, None)
+}
+
+/// [`find`] asked from the page at `page` (URL or path), whose sections the search boosts as the
+/// widget's does for the page it is open on.
+pub fn find_from(
+    index: &Index,
+    texts: &ChunkTexts,
+    encoder: Option<&Encoder>,
+    question: &str,
+    page: Option<&str>,
+) -> Found {
     let vector = encoder.map(|e| e.encode(question));
     let mut req = SearchRequest::new(question, vector.as_deref());
     req.k = book_retrieval::index::DEFAULT_K;
+    req.current_page_url = page;
     if encoder.is_none() {
         req.mode = Mode::Bm25Only;
     }
@@ -46,15 +59,16 @@ pub fn find(index: &Index, texts: &ChunkTexts, encoder: Option<&Encoder>, questi
     book_answer::found::collect(index, texts, &res, vector)
 }
 
-/// The widget's answer to `question` (no LLM, no conversation, no page context).
+/// The widget's answer to `question` asked from `page` (no LLM, no conversation, no selection).
 pub fn answer(
     index: &Index,
     texts: &ChunkTexts,
     encoder: Option<&Encoder>,
     question: &str,
+    page: Option<&str>,
 ) -> Answer {
     let question = question.trim();
-    let found = find(index, texts, encoder, question);
+    let found = find_from(index, texts, encoder, question, page);
     // A reader who changed nothing: the widget's default preferences.
     let prefs = book_answer::Preferences::default();
     match encoder {
@@ -173,7 +187,64 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
 pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Result<()> {
     let encoder = asset.asset.encoder.as_ref().filter(|_| !before_encoder);
     for_each_question(batch, |q| {
-        let a = answer(&asset.asset.index, &asset.texts, encoder, &q.question);
+        let a = answer(
+            &asset.asset.index,
+            &asset.texts,
+            encoder,
+            &q.question,
+            q.page.as_deref(),
+        );
         row(&asset.asset.index, q.id, a)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_asked_from_ranks_its_sections_first_as_in_the_widget() {
+        // Two pages explaining launch files in the same words: a tie the page asked from breaks.
+        let text = "A launch file starts several nodes at once with their parameters.";
+        let (index, texts) = book_answer::testing::tiny_index(&[
+            (
+                "Simulation",
+                Some("Launch files"),
+                "/docs/sim",
+                Some("launch-files"),
+                text,
+            ),
+            (
+                "Hardware",
+                Some("Launch files"),
+                "/docs/robot",
+                Some("launch-files"),
+                text,
+            ),
+        ]);
+        let q = "What does a launch file start?";
+        let top = |page: Option<&str>| {
+            let a = answer(&index, &texts, None, q, page);
+            assert!(!a.refused, "{q}");
+            a.sources.first().map(|s| s.url.clone()).unwrap_or_default()
+        };
+        assert_eq!(top(None), "/docs/sim#launch-files");
+        assert_eq!(top(Some("/docs/robot")), "/docs/robot#launch-files");
+        // The widget passes the page's full URL: host, trailing slash and anchor do not matter.
+        assert_eq!(
+            top(Some("http://127.0.0.1:3000/docs/robot/#intro")),
+            "/docs/robot#launch-files"
+        );
+    }
+
+    #[test]
+    fn a_batch_line_may_name_the_page() {
+        let q: crate::query::Question =
+            serde_json::from_str(r#"{"id": 1, "question": "q", "page": "/docs/intro"}"#)
+                .expect("parses");
+        assert_eq!(q.page.as_deref(), Some("/docs/intro"));
+        let q: crate::query::Question =
+            serde_json::from_str(r#"{"id": 1, "question": "q"}"#).expect("parses");
+        assert_eq!(q.page, None);
+    }
 }

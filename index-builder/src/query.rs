@@ -17,6 +17,11 @@ pub struct Question {
     pub id: serde_json::Value,
     /// The question.
     pub question: String,
+    /// `answer` only: the page the reader asks from (its URL or path, e.g. `/docs/intro`); its
+    /// sections get the current-page boost the widget gives the page it is open on. Absent: no
+    /// page, as when the widget is asked from no docs page.
+    #[serde(default)]
+    pub page: Option<String>,
 }
 
 /// One result in the output.

@@ -17,6 +17,7 @@ import {
   PROXY_BIN,
   requireBuilt,
   screenshot,
+  SITE,
   startProxy,
   within,
 } from './lib/harness.mjs';
@@ -273,6 +274,56 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       await anchoredCitation(page);
       assert.equal(stub.requests.length, before);
       await screenshot(page, '6-extractive-answer');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+      await bare.stop();
+    }
+  });
+
+  test('6b. with the encoder loaded, the excerpt answer is `index-builder answer`\'s', {timeout: TEST_TIMEOUT}, async () => {
+    // The widget and the CLI share the answer core; this checks the browser's side of the
+    // contract (the encoder module's question and sentence encodings, the page boost) on the
+    // built book: same quotes, same sources in the same order, same follow-ups.
+    const questions = [
+      'How do nodes talk to each other?',
+      'why does ros2 run say no executable found',
+      'Which GPU do I need for Isaac Sim?',
+    ];
+    const batch = path.join(os.tmpdir(), `book-chat-e2e-answer-${process.pid}.jsonl`);
+    fs.writeFileSync(batch, questions.map((question, id) => JSON.stringify({id, question, page: CHAPTER})).join('\n'));
+    const builder = path.join(path.dirname(PROXY_BIN), 'index-builder');
+    const cli = execFileSync(builder, ['answer', '--index', path.join(SITE, 'book-index'), '--batch', batch], {encoding: 'utf8'})
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    fs.rmSync(batch, {force: true});
+    const bare = await startProxy({port: await freePort(), upstream: null});
+    const {context, page, errors} = await newPage(browser);
+    // Markdown as the reader reads it: no code ticks or emphasis marks, one space between words.
+    const plain = (t) => t.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim();
+    try {
+      await openChat(page, bare.url + CHAPTER);
+      await page.waitForSelector('#book-chat-host[data-search="hybrid"]', {state: 'attached', timeout: 60000});
+      for (const [i, question] of questions.entries()) {
+        const want = cli[i];
+        assert.equal(want.refused, false, `${question}: the CLI refused`);
+        await ask(page, question);
+        await answered(page);
+        const shown = plain(await lastAnswer(page).innerText());
+        assert.ok(want.quotes.length >= 1, `${question}: the CLI quoted nothing`);
+        for (const q of want.quotes) {
+          const line = plain(q.text.split('\n')[0]);
+          assert.ok(shown.includes(line), `${question}: the widget does not show the CLI's quote "${line}"\nwidget: ${shown}`);
+        }
+        const hrefs = await lastAnswer(page)
+          .getByRole('list', {name: 'Sources'})
+          .getByRole('link')
+          .evaluateAll((els) => els.map((a) => a.getAttribute('href')));
+        assert.deepEqual(hrefs, want.sources.map((s) => s.url), `${question}: sources`);
+        const follow = await page.locator('.bc-turn').last().locator('.bc-sugg button').allInnerTexts();
+        assert.deepEqual(follow.map((t) => t.trim()), want.suggestions, `${question}: follow-ups`);
+      }
       assert.deepEqual(errors, []);
     } finally {
       await context.close();
