@@ -10,7 +10,10 @@ const ANAPHORA: &[&str] = &[
     "one", "ones", "same", "above", "previous", "former", "latter",
 ];
 
-/// Openers of elliptical follow-ups ("what about …", "and …", "why?").
+/// Openers of elliptical follow-ups ("what about …", "and …"). Not "why": "Why?" and "why not?"
+/// have at most one topic word, which makes a follow-up anyway, and a question such as "why does
+/// ros2 run say no executable found" stands on its own (glued to the previous question's words,
+/// it was searched for something else).
 const ELLIPTIC_OPENERS: &[&str] = &[
     "and",
     "also",
@@ -20,7 +23,6 @@ const ELLIPTIC_OPENERS: &[&str] = &[
     "or",
     "what about",
     "how about",
-    "why",
     "more",
 ];
 
@@ -99,7 +101,11 @@ mod tests {
         let q = standalone_query("What about physics?", &h, None);
         assert!(q.contains("isaac") && q.contains("physics"), "{q}");
         assert!(is_follow_up("Why?"));
+        assert!(is_follow_up("why not?"));
         assert!(!is_follow_up("How do quaternions represent rotation?"));
+        assert!(!is_follow_up("why does ros2 run say no executable found"));
+        let q = standalone_query("why does ros2 run say no executable found", &h, None);
+        assert_eq!(q, "why does ros2 run say no executable found");
     }
 
     #[test]
