@@ -26,6 +26,17 @@ const ELLIPTIC_OPENERS: &[&str] = &[
     "more",
 ];
 
+/// Topic words that ask for more of the same rather than name a subject: a question whose one
+/// topic word is one of these ("Show the code", "Any alternatives?") leans on the conversation,
+/// while one naming a thing ("What is URDF?", "What is a quaternion?") stands on its own.
+const MORE_OF_THE_SAME: &[&str] = &[
+    "code", "explain", "elaborate", "clarify", "expand", "detail", "details", "detailed", "more",
+    "simpler", "simply", "summary", "summarize", "step", "steps", "next", "further", "else",
+    "continue", "why", "how", "alternative", "alternatives", "instead", "difference",
+    "differences", "pros", "cons", "advantages", "disadvantages", "limitations", "example",
+    "examples", "sample", "snippet", "syntax", "usage", "use", "used", "work", "works", "mean",
+];
+
 /// Whether the question leans on the conversation to be understood.
 pub fn is_follow_up(question: &str) -> bool {
     let ws = words(question);
@@ -35,7 +46,11 @@ pub fn is_follow_up(question: &str) -> bool {
         || ELLIPTIC_OPENERS
             .iter()
             .any(|o| lower.starts_with(&format!("{o} ")) || lower == *o || lower == format!("{o}?"))
-        || topic.len() <= 1
+        || match topic.as_slice() {
+            [] => true,
+            [one] => MORE_OF_THE_SAME.contains(&one.as_str()),
+            _ => false,
+        }
 }
 
 /// The retrieval query for `question`: the question itself, plus the selection's and the previous
@@ -104,6 +119,14 @@ mod tests {
         assert!(is_follow_up("why not?"));
         assert!(!is_follow_up("How do quaternions represent rotation?"));
         assert!(!is_follow_up("why does ros2 run say no executable found"));
+        // One topic word: a follow-up when it asks for more, not when it names the subject.
+        assert!(is_follow_up("Show the code"));
+        assert!(is_follow_up("Any alternatives?"));
+        assert!(is_follow_up("in C++?"));
+        assert!(!is_follow_up("What is URDF?"));
+        assert!(!is_follow_up("What is a quaternion?"));
+        let q = standalone_query("What is URDF?", &h, None);
+        assert_eq!(q, "What is URDF?");
         let q = standalone_query("why does ros2 run say no executable found", &h, None);
         assert_eq!(q, "why does ros2 run say no executable found");
     }
