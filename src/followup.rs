@@ -2,7 +2,7 @@
 //! with no LLM call: short or pronoun-led questions borrow the topic words of the previous turn.
 
 use crate::prompt::Turn;
-use crate::text::{content_words, is_stopword, words};
+use crate::text::{content_words, is_stopword, words, words_as_written};
 
 /// Words that point back at something said before (not "there": "there are three mugs …" opens a
 /// question of its own).
@@ -148,11 +148,7 @@ fn points_back(question: &str) -> bool {
     let before: Vec<&String> = ws[..at].iter().filter(topic).collect();
     // A name: a capital past its first letter ("NITROS", "PhysX"), a digit ("Nav2", "g1"), or a
     // capital first letter anywhere but the question's first word. Read in the question's own case.
-    let original: Vec<&str> = question
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
-        .map(|w| w.trim_matches(|c: char| c == '-' || c == '.' || c == '_'))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let original: Vec<&str> = words_as_written(question).collect();
     let named = |w: &String| {
         original.iter().enumerate().any(|(i, orig)| {
             orig.to_lowercase() == **w

@@ -32,13 +32,14 @@ pub fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
 
 /// Lowercase word tokens: letters, digits, and inner `-`/`_`/`.` kept (e.g. `ros2`, `rclpy`, `cmd_vel`).
 pub fn words(s: &str) -> Vec<String> {
+    words_as_written(s).map(str::to_lowercase).collect()
+}
+
+/// The tokens of [`words`] in the text's own case (to tell a name such as "NITROS" or "Nav2").
+pub fn words_as_written(s: &str) -> impl Iterator<Item = &str> {
     s.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
-        .map(|w| {
-            w.trim_matches(|c: char| c == '-' || c == '.' || c == '_')
-                .to_lowercase()
-        })
+        .map(|w| w.trim_matches(|c: char| c == '-' || c == '.' || c == '_'))
         .filter(|w| !w.is_empty())
-        .collect()
 }
 
 /// Topic words of `s`: tokens minus stop words and one-letter tokens, first occurrence order, no repeats.

@@ -34,13 +34,8 @@ pub fn load(dir: &Path) -> Result<AnswerAsset> {
 }
 
 /// What the search finds for `question`, as the widget searches: hybrid when `encoder` is given,
-/// BM25 alone otherwise (the widget before its encoder has loaded).
-pub fn find(index: &Index, texts: &ChunkTexts, encoder: Option<&Encoder>, question: &str) -> Found {
-    find_from(index, texts, encoder, question, None)
-}
-
-/// [`find`] asked from the page at `page` (URL or path), whose sections the search boosts as the
-/// widget's does for the page it is open on.
+/// BM25 alone otherwise (the widget before its encoder has loaded), asked from the page at `page`
+/// (URL or path; its sections get the widget's current-page boost) or from none.
 pub fn find_from(
     index: &Index,
     texts: &ChunkTexts,

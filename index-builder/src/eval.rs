@@ -378,7 +378,7 @@ pub fn answer_metrics_graded(
     for q in questions.iter().filter(|q| !q.out_of_scope) {
         m.answerable += 1;
         let question = q.question.trim();
-        let found = crate::answer::find(&book.index, texts, encoder, question);
+        let found = crate::answer::find_from(&book.index, texts, encoder, question, None);
         let t0 = std::time::Instant::now();
         let a = match encoder {
             Some(enc) => {
@@ -429,7 +429,7 @@ pub fn answer_metrics_graded(
     m.follow_ups = follow_ups.len();
     m.follow_ups_answered = follow_ups
         .iter()
-        .filter(|f| !crate::answer::find(&book.index, texts, encoder, f).refused)
+        .filter(|f| !crate::answer::find_from(&book.index, texts, encoder, f, None).refused)
         .count();
     (m, graded)
 }
