@@ -1,11 +1,11 @@
 //! From a question to what to do: refuse (nothing relevant, no LLM call), answer with excerpts, or
 //! send a grounded prompt to the LLM. Pure: the UI runs the plan.
 
+use book_answer::followup::standalone_query;
 use book_answer::found::Found;
 
 use crate::citations;
 use crate::confidence::{self, Confidence};
-use crate::followup::standalone_query;
 use crate::prefs::Preferences;
 use crate::prompt::{build_prompt, chat_request_body, PromptInput, Turn};
 use crate::retrieval::{Retriever, DEFAULT_TOP_K};

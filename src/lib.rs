@@ -10,7 +10,6 @@ pub mod confidence;
 pub mod controller;
 pub mod errors;
 pub mod extractive;
-pub mod followup;
 pub mod i18n;
 /// JSON in and out of the widget's types: the browser's parser in the wasm build.
 pub use book_retrieval::json;

@@ -10,6 +10,7 @@
 
 pub mod confidence;
 pub mod extractive;
+pub mod followup;
 pub mod found;
 pub mod passage;
 #[cfg(feature = "phrasing")]
@@ -21,6 +22,8 @@ pub mod testing;
 pub mod text;
 
 pub use book_prompt::prefs::Preferences;
+/// A finished turn of the conversation (the follow-up rule reads the previous one).
+pub use book_prompt::Turn;
 pub use confidence::Confidence;
 pub use extractive::{Embed, Quote, Style, EMBED_TOKENS};
 pub use found::Found;

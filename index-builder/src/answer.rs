@@ -4,10 +4,12 @@
 //! `book_answer::compose`. `--before-encoder` answers as the widget does while the encoder module
 //! is still downloading (BM25 alone, quotes chosen by terms).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use book_answer::{Answer, Found};
+use book_answer::followup::standalone_query;
+use book_answer::{Answer, Found, Turn};
 use book_retrieval::{ChunkTexts, Encoder, Index, Mode, SearchRequest};
 use serde::Serialize;
 
@@ -54,25 +56,51 @@ pub fn find_from(
     book_answer::found::collect(index, texts, &res, vector)
 }
 
-/// The widget's answer to `question` asked from `page` (no LLM, no conversation, no selection).
+/// What the widget knows of a question besides its words: the page it is asked from, the text the
+/// reader selected, and the conversation so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Asked<'a> {
+    /// The page asked from (URL or path): its sections get the widget's current-page boost.
+    pub page: Option<&'a str>,
+    /// The passage the reader selected ("Ask about this"): its words lead the search.
+    pub selection: Option<&'a str>,
+    /// The conversation's earlier answered turns, oldest first (refusals are not turns, as in the
+    /// widget): a follow-up borrows the previous turn's topic words.
+    pub history: &'a [Turn],
+}
+
+/// The widget's answer to `question` (no LLM): searched and composed from the same stand-alone
+/// query the widget makes of it (`book_answer::followup::standalone_query`).
 pub fn answer(
     index: &Index,
     texts: &ChunkTexts,
     encoder: Option<&Encoder>,
     question: &str,
-    page: Option<&str>,
+    asked: &Asked,
 ) -> Answer {
-    let question = question.trim();
-    let found = find_from(index, texts, encoder, question, page);
+    answer_with_found(index, texts, encoder, question, asked).1
+}
+
+/// [`answer`], with what the search found for it (the answer lists some of those sources).
+pub fn answer_with_found(
+    index: &Index,
+    texts: &ChunkTexts,
+    encoder: Option<&Encoder>,
+    question: &str,
+    asked: &Asked,
+) -> (Found, Answer) {
+    let query = standalone_query(question, asked.history, asked.selection);
+    let found = find_from(index, texts, encoder, &query, asked.page);
     // A reader who changed nothing: the widget's default preferences.
     let prefs = book_answer::Preferences::default();
-    match encoder {
+    let a = match encoder {
         Some(enc) => {
             let embed = |t: &str, max_tokens: usize| Some(enc.encode_opening(t, max_tokens));
-            book_answer::compose(question, &found, Some(&embed), &prefs)
+            book_answer::compose(&query, &found, Some(&embed), &prefs)
         }
-        None => book_answer::compose(question, &found, None, &prefs),
-    }
+        None => book_answer::compose(&query, &found, None, &prefs),
+    };
+    (found, a)
 }
 
 /// One quote in the output.
@@ -177,18 +205,36 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
     }
 }
 
-/// Answers every question of a JSON-lines batch file, one JSON line each. A bad line gets an
-/// error on stderr and is skipped.
+/// Answers every question of a JSON-lines batch file, one JSON line each. Lines with the same
+/// `conversation` are asked in file order in one conversation, as a reader asks them in one panel.
+/// A bad line gets an error on stderr and is skipped.
 pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Result<()> {
     let encoder = asset.asset.encoder.as_ref().filter(|_| !before_encoder);
+    let mut conversations: HashMap<String, Vec<Turn>> = HashMap::new();
     for_each_question(batch, |q| {
+        let key = q.conversation.as_ref().map(|c| c.to_string());
+        let history = key
+            .as_ref()
+            .and_then(|k| conversations.get(k))
+            .map_or(&[][..], Vec::as_slice);
+        let asked = Asked {
+            page: q.page.as_deref(),
+            selection: q.selection.as_deref(),
+            history,
+        };
         let a = answer(
             &asset.asset.index,
             &asset.texts,
             encoder,
             &q.question,
-            q.page.as_deref(),
+            &asked,
         );
+        if let Some(k) = key.filter(|_| !a.refused) {
+            conversations.entry(k).or_default().push(Turn {
+                question: q.question.trim().to_string(),
+                answer: a.markdown.clone(),
+            });
+        }
         row(&asset.asset.index, q.id, a)
     })
 }
@@ -219,7 +265,11 @@ mod tests {
         ]);
         let q = "What does a launch file start?";
         let top = |page: Option<&str>| {
-            let a = answer(&index, &texts, None, q, page);
+            let asked = Asked {
+                page,
+                ..Asked::default()
+            };
+            let a = answer(&index, &texts, None, q, &asked);
             assert!(!a.refused, "{q}");
             a.sources.first().map(|s| s.url.clone()).unwrap_or_default()
         };
@@ -230,6 +280,75 @@ mod tests {
             top(Some("http://127.0.0.1:3000/docs/robot/#intro")),
             "/docs/robot#launch-files"
         );
+    }
+
+    #[test]
+    fn a_follow_up_is_answered_from_the_conversation_as_in_the_widget() {
+        let (index, texts) = book_answer::testing::tiny_index(&[
+            (
+                "Gazebo",
+                Some("What Gazebo is"),
+                "/docs/gazebo",
+                Some("what"),
+                "Gazebo is a robot simulator with a physics engine and sensor plugins.",
+            ),
+            (
+                "Gazebo",
+                Some("Installing"),
+                "/docs/gazebo",
+                Some("installing"),
+                "Install it with sudo apt install gz-harmonic on Ubuntu.",
+            ),
+            (
+                "Isaac Sim",
+                Some("What Isaac Sim is"),
+                "/docs/isaac",
+                Some("what"),
+                "Isaac Sim is NVIDIA's photorealistic robot simulator built on Omniverse.",
+            ),
+            (
+                "Isaac Sim",
+                Some("Installing"),
+                "/docs/isaac",
+                Some("installing"),
+                "Install it from the Omniverse launcher on a machine with an RTX card.",
+            ),
+        ]);
+        let first = "What is Isaac Sim?";
+        let a = answer(&index, &texts, None, first, &Asked::default());
+        assert!(!a.refused);
+        let history = [Turn {
+            question: first.into(),
+            answer: a.markdown,
+        }];
+        let follow_up = "How do I install it?";
+        let in_conversation = Asked {
+            history: &history,
+            ..Asked::default()
+        };
+        let a = answer(&index, &texts, None, follow_up, &in_conversation);
+        assert_eq!(
+            a.sources.first().map(|s| s.url.as_str()),
+            Some("/docs/isaac#installing"),
+            "{:?}",
+            a.sources
+        );
+        // Asked alone it does not know which simulator: Gazebo's page comes first.
+        let a = answer(&index, &texts, None, follow_up, &Asked::default());
+        assert_eq!(
+            a.sources.first().map(|s| s.url.as_str()),
+            Some("/docs/gazebo#installing")
+        );
+    }
+
+    #[test]
+    fn a_batch_line_may_name_its_conversation_and_selection() {
+        let q: crate::query::Question = serde_json::from_str(
+            r#"{"id": 2, "question": "why?", "conversation": "c1", "selection": "a passage"}"#,
+        )
+        .expect("parses");
+        assert_eq!(q.conversation, Some(serde_json::json!("c1")));
+        assert_eq!(q.selection.as_deref(), Some("a passage"));
     }
 
     #[test]

@@ -53,6 +53,33 @@ pub fn read_questions(path: &Path) -> Result<Vec<Labelled>> {
         .collect()
 }
 
+/// A labelled two-turn conversation (`eval/conversations/`): a question asked first, then a
+/// follow-up that cannot be understood alone ("How do I turn it off?"), labelled with the section
+/// that answers the follow-up in that conversation.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Conversation {
+    /// The first question, self-contained.
+    pub previous: String,
+    /// The follow-up and its gold section(s).
+    #[serde(flatten)]
+    pub follow_up: Labelled,
+}
+
+/// Reads a JSON-lines conversation file.
+pub fn read_conversations(path: &Path) -> Result<Vec<Conversation>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).with_context(|| {
+                format!("{}:{}: not a labelled conversation", path.display(), i + 1)
+            })
+        })
+        .collect()
+}
+
 /// Scores of one configuration.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Metrics {
@@ -432,6 +459,148 @@ pub fn answer_metrics_graded(
         .filter(|f| !crate::answer::find_from(&book.index, texts, encoder, f, None).refused)
         .count();
     (m, graded)
+}
+
+/// Figures of follow-ups answered in their conversation, as the widget answers them (no LLM), in
+/// one phase; each also asked alone, as a reader would be answered without the follow-up rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ConversationMetrics {
+    /// Labelled conversations.
+    pub conversations: usize,
+    /// Follow-ups the widget reads as follow-ups (searched with the previous turn's words).
+    pub recognised: usize,
+    /// Follow-ups whose gold section is among the 5 sections found, asked in the conversation.
+    pub gold_in_top5: usize,
+    /// The same, the follow-up asked alone.
+    pub gold_in_top5_alone: usize,
+    /// Of the follow-ups with their gold in the top 5 (in the conversation), answers whose first
+    /// quote comes from a gold section.
+    pub first_quote_gold: usize,
+    /// Follow-ups refused in the conversation (all are answerable).
+    pub refused: usize,
+    /// Follow-ups refused when asked alone.
+    pub refused_alone: usize,
+}
+
+impl ConversationMetrics {
+    /// Share of follow-ups with their gold section in the top 5, in the conversation.
+    pub fn section_r5(&self) -> f32 {
+        self.gold_in_top5 as f32 / self.conversations.max(1) as f32
+    }
+
+    /// Share of follow-ups with their gold section in the top 5, asked alone.
+    pub fn section_r5_alone(&self) -> f32 {
+        self.gold_in_top5_alone as f32 / self.conversations.max(1) as f32
+    }
+
+    /// Share of first quotes from gold, among follow-ups whose gold is in the top 5.
+    pub fn first_quote_rate(&self) -> f32 {
+        self.first_quote_gold as f32 / self.gold_in_top5.max(1) as f32
+    }
+}
+
+/// Asks each labelled conversation as a reader would in the widget (the first question, then the
+/// follow-up with the first answer as history; `index-builder answer` with a `conversation`), and
+/// the follow-up alone; `encoder` `None` is the phase before the encoder has loaded. Also returns
+/// a line for each follow-up whose gold section is not among the 5 found in its conversation.
+pub fn conversation_metrics(
+    book: &BuiltBook,
+    texts: &book_retrieval::ChunkTexts,
+    conversations: &[Conversation],
+    encoder: Option<&Encoder>,
+) -> (ConversationMetrics, Vec<String>) {
+    use crate::answer::{answer, answer_with_found, Asked};
+    let mut m = ConversationMetrics::default();
+    let mut misses = Vec::new();
+    for c in conversations {
+        let q = &c.follow_up;
+        m.conversations += 1;
+        m.recognised += book_answer::followup::is_follow_up(&q.question) as usize;
+        let first = answer(&book.index, texts, encoder, &c.previous, &Asked::default());
+        let history: Vec<book_answer::Turn> = (!first.refused)
+            .then(|| book_answer::Turn {
+                question: c.previous.trim().to_string(),
+                answer: first.markdown,
+            })
+            .into_iter()
+            .collect();
+        let is_gold = |chunk: u32| {
+            book.index
+                .chunk(chunk)
+                .is_some_and(|ch| section_matches(q, book, &ch.path, ch.section.as_deref()))
+        };
+        // As for single questions: the five sections found, refused or not (refusals are
+        // counted apart).
+        let in_top5 =
+            |found: &book_answer::Found| found.sources.iter().take(5).any(|s| is_gold(s.chunk));
+        let asked = Asked {
+            history: &history,
+            ..Asked::default()
+        };
+        let (found, a) = answer_with_found(&book.index, texts, encoder, &q.question, &asked);
+        m.refused += a.refused as usize;
+        if in_top5(&found) {
+            m.gold_in_top5 += 1;
+            let first_source = a.quotes.first().and_then(|qt| a.sources.get(qt.source));
+            m.first_quote_gold += first_source.is_some_and(|s| is_gold(s.chunk)) as usize;
+        } else {
+            let query = book_answer::followup::standalone_query(&q.question, &history, None);
+            let got: Vec<String> = found
+                .sources
+                .iter()
+                .take(3)
+                .filter_map(|s| book.index.chunk(s.chunk))
+                .map(|c| format!("{} › {}", c.path, c.section.as_deref().unwrap_or("(top)")))
+                .collect();
+            misses.push(format!(
+                "{} miss{}{}: {:?} searched as {query:?} want {:?} › {:?}; got {got:?}",
+                q.id,
+                if a.refused { " (refused)" } else { "" },
+                if query == q.question.trim() {
+                    " (read as self-contained)"
+                } else {
+                    ""
+                },
+                q.question,
+                q.path.as_deref().unwrap_or(""),
+                q.heading,
+            ));
+        }
+        let (found, a) =
+            answer_with_found(&book.index, texts, encoder, &q.question, &Asked::default());
+        m.refused_alone += a.refused as usize;
+        m.gold_in_top5_alone += in_top5(&found) as usize;
+    }
+    (m, misses)
+}
+
+/// Prints the conversation figures of each phase.
+pub fn print_conversation_table(name: &str, rows: &[(&str, ConversationMetrics)]) {
+    println!("\n{name}: follow-ups asked second in their conversation, and alone");
+    println!(
+        "{:<16} {:>5} {:>10} {:>7} {:>11} {:>9} {:>8} {:>13}",
+        "phase",
+        "convs",
+        "read-as-fu",
+        "sec@5",
+        "sec@5-alone",
+        "1st-quote",
+        "refused",
+        "refused-alone"
+    );
+    for (phase, c) in rows {
+        println!(
+            "{:<16} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>8} {:>13}",
+            phase,
+            c.conversations,
+            c.recognised as f32 / c.conversations.max(1) as f32,
+            c.section_r5(),
+            c.section_r5_alone(),
+            c.first_quote_rate(),
+            c.refused,
+            c.refused_alone
+        );
+    }
 }
 
 /// Re-grades answers with other confidence cut-offs: (answers, gold top sources) per level.

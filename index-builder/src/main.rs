@@ -101,6 +101,10 @@ enum Command {
         /// Write per-question refusal signals (id, out_of_scope, best cosine, best coverage) as JSON lines.
         #[arg(long)]
         signals: Option<PathBuf>,
+        /// Also measure follow-ups in labelled two-turn conversations: JSON lines of
+        /// {"id","previous","question","path","heading","also"?} (see eval/conversations/).
+        #[arg(long)]
+        conversations: Option<PathBuf>,
     },
     /// Choose the search weights leave-one-book-out: score a grid of settings on several labelled
     /// books and print, for each book, the figures of the setting best on the other books.
@@ -521,6 +525,7 @@ fn run(cli: Cli) -> Result<()> {
             k,
             misses,
             signals,
+            conversations,
         } => {
             let opts = book.options()?;
             let qs = eval::read_questions(&questions)?;
@@ -561,6 +566,31 @@ fn run(cli: Cli) -> Result<()> {
                     println!("\n[{name}] {} misses", m.len());
                     for line in m {
                         println!("  {line}");
+                    }
+                }
+            }
+            if let Some(path) = conversations {
+                let convs = eval::read_conversations(&path)?;
+                let phases = [
+                    ("before-encoder", None),
+                    ("with encoder", Some(&built.encoder)),
+                ];
+                let measured: Vec<_> = phases
+                    .iter()
+                    .map(|(phase, enc)| {
+                        let (m, missed) = eval::conversation_metrics(&built, &texts, &convs, *enc);
+                        (*phase, m, missed)
+                    })
+                    .collect();
+                let name = format!("{} ({} conversations)", path.display(), convs.len());
+                let table: Vec<_> = measured.iter().map(|(p, m, _)| (*p, *m)).collect();
+                eval::print_conversation_table(&name, &table);
+                if misses {
+                    for (phase, _, missed) in &measured {
+                        println!("\n[{phase}] {} follow-ups missed", missed.len());
+                        for line in missed {
+                            println!("  {line}");
+                        }
                     }
                 }
             }

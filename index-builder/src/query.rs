@@ -22,6 +22,14 @@ pub struct Question {
     /// page, as when the widget is asked from no docs page.
     #[serde(default)]
     pub page: Option<String>,
+    /// `answer` only: the reader's selected passage ("Ask about this"). Absent: none.
+    #[serde(default)]
+    pub selection: Option<String>,
+    /// `answer` only: lines with the same value (any JSON) are one conversation, asked in file
+    /// order: a follow-up ("How do I install it?") is searched with the previous answered
+    /// question's topic words, as the widget does. Absent: the question is asked alone.
+    #[serde(default)]
+    pub conversation: Option<serde_json::Value>,
 }
 
 /// One result in the output.

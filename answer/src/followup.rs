@@ -1,7 +1,10 @@
 //! Rewrites a follow-up question into a stand-alone retrieval query from the conversation,
 //! with no LLM call: short or pronoun-led questions borrow the topic words of the previous turn.
+//! Part of the answer core so that the widget and `index-builder answer` (whose batch lines may
+//! form a conversation) search the same query for the same conversation.
 
-use crate::prompt::Turn;
+use book_prompt::Turn;
+
 use crate::text::{content_words, is_stopword, words, words_as_written};
 
 /// Words that point back at something said before (not "there": "there are three mugs …" opens a
@@ -80,6 +83,7 @@ pub fn is_follow_up(question: &str) -> bool {
     let topic = content_words(question);
     let lower = question.trim().to_lowercase();
     points_back(question)
+        || relates_to_nothing(question)
         || ELLIPTIC_OPENERS
             .iter()
             .any(|o| lower.starts_with(&format!("{o} ")) || lower == *o || lower == format!("{o}?"))
@@ -88,6 +92,77 @@ pub fn is_follow_up(question: &str) -> bool {
             [one] => MORE_OF_THE_SAME.contains(&one.as_str()),
             _ => false,
         }
+}
+
+/// Nouns that name a relation to something: without a complement ("alternatives to Gazebo", "the
+/// difference between …") the something is the conversation's subject ("any alternatives I could
+/// host myself?").
+const RELATIONAL: &[&str] = &[
+    "alternative",
+    "alternatives",
+    "difference",
+    "differences",
+    "pros",
+    "cons",
+    "advantages",
+    "disadvantages",
+    "limitations",
+    "downsides",
+    "drawbacks",
+    "benefits",
+    "tradeoffs",
+];
+
+/// Words that open a relational noun's complement ("alternatives *to* …", "pros and cons *of* …").
+const COMPLEMENT: &[&str] = &[
+    "to", "of", "for", "between", "than", "over", "in", "with", "from", "versus", "vs", "compared",
+    "against", "on", "among",
+];
+
+/// Whether the question's first topic word is a relational noun with no complement: "any
+/// alternatives I could host myself?", "pros and cons?" (but not "alternatives to Gazebo").
+fn relates_to_nothing(question: &str) -> bool {
+    let ws = words(question);
+    let is_relational = |i: usize| ws.get(i).is_some_and(|w| RELATIONAL.contains(&w.as_str()));
+    let Some(mut at) = ws
+        .iter()
+        .position(|w| w.chars().count() > 1 && !is_stopword(w))
+    else {
+        return false;
+    };
+    if !is_relational(at) {
+        return false;
+    }
+    // "pros and cons", "advantages or disadvantages": the last of the pair takes the complement.
+    while ws.get(at + 1).is_some_and(|w| w == "and" || w == "or") && is_relational(at + 2) {
+        at += 2;
+    }
+    !ws.get(at + 1)
+        .is_some_and(|w| COMPLEMENT.contains(&w.as_str()))
+}
+
+/// Nouns ending in "ly", told from the adverbs that do ("make one dynamically").
+const LY_NOUNS: &[&str] = &[
+    "family",
+    "assembly",
+    "supply",
+    "reply",
+    "anomaly",
+    "poly",
+    "ally",
+    "fly",
+    "belly",
+    "jelly",
+    "rally",
+    "monopoly",
+    "butterfly",
+    "italy",
+];
+
+/// Whether `w` reads as an adverb in "-ly": after "one" it is not the noun "one" determines
+/// ("how do I make one dynamically?" points back; "one sidebar" does not).
+fn is_adverb(w: &str) -> bool {
+    w.len() > 4 && w.ends_with("ly") && !LY_NOUNS.contains(&w)
 }
 
 /// Words after an "it" that points at nothing: "is it possible to …", "is it ok to …", "how long
@@ -133,7 +208,7 @@ fn points_back(question: &str) -> bool {
     // before a topic word), "a navbar that hides" (a relative clause after one), "is it possible
     // to", "how long does it take" (an "it" with no referent).
     let points_nowhere = |i: usize| match ws[i].as_str() {
-        "one" | "same" => is_topic(i + 1),
+        "one" | "same" => is_topic(i + 1) && !ws.get(i + 1).is_some_and(|w| is_adverb(w)),
         "that" => i > 0 && is_topic(i - 1),
         "it" => {
             next_is(i, EMPTY_IT_NEXT) || (next_is(i, &["a"]) && next_is(i + 1, &["good", "bad"]))
@@ -160,6 +235,15 @@ fn points_back(question: &str) -> bool {
     !(before.len() >= 2 || before.iter().any(|w| named(w)))
 }
 
+/// How many of the previous turn's topic words a follow-up borrows: enough to name the
+/// conversation's subject, few enough that the follow-up's own words still choose the section
+/// ("how do I check it before executing it?" after a question about prompting an LLM for a plan
+/// must find the section on validating the plan, not the one on prompting). 12 before; chosen on
+/// two books' labelled conversations (sample book, Docusaurus docs: 27 → 29 of 32 follow-ups with
+/// their section in the top 5 with the encoder, 24 → 25 before it); no gain on the other three
+/// (37 → 36 and 34 → 35 of 48; eval/conversations/, README).
+const BORROWED_WORDS: usize = 4;
+
 /// The retrieval query for `question`: the question itself, plus the selection's and the previous
 /// turn's topic words when it is a follow-up. Stays within 1000 characters.
 pub fn standalone_query(question: &str, history: &[Turn], selection: Option<&str>) -> String {
@@ -173,9 +257,12 @@ pub fn standalone_query(question: &str, history: &[Turn], selection: Option<&str
         if let Some(prev) = history.last() {
             let mut prev_words = content_words(&prev.question);
             if prev_words.len() < 3 {
-                prev_words.extend(content_words(&prev.answer).into_iter().take(6));
+                // The answer's own words, not the excerpt answer's label ("no AI summary; the
+                // most relevant passages, quoted"), which opens every excerpt answer.
+                let answer = prev.answer.replace(crate::extractive::EXCERPT_LABEL, "");
+                prev_words.extend(content_words(&answer).into_iter().take(6));
             }
-            extra.extend(prev_words.into_iter().take(12));
+            extra.extend(prev_words.into_iter().take(BORROWED_WORDS));
         }
     }
     for w in extra {
@@ -255,6 +342,25 @@ mod tests {
         ] {
             assert!(!is_follow_up(q), "{q}");
         }
+        // A relation to the conversation's subject ("alternatives", "pros and cons") with no
+        // complement, and "one" before an adverb.
+        for q in [
+            "any alternatives I could host myself?",
+            "pros and cons?",
+            "what are the advantages and disadvantages here",
+            "can I make one dynamically from a react component instead of a code block?",
+        ] {
+            assert!(is_follow_up(q), "{q}");
+        }
+        for q in [
+            "what are the alternatives to Gazebo for humanoid simulation",
+            "pros and cons of simulating in Isaac Sim",
+            "difference between a topic and a service",
+            "limitations of the zero moment point model",
+            "one family of controllers for walking robots",
+        ] {
+            assert!(!is_follow_up(q), "{q}");
+        }
         // One topic word: a follow-up when it asks for more, not when it names the subject.
         assert!(is_follow_up("Show the code"));
         assert!(is_follow_up("Any alternatives?"));
@@ -272,7 +378,7 @@ mod tests {
         // The five books' labelled questions are self-contained, written to be asked alone; asked
         // second in a conversation, each must still be searched alone (the previous question's
         // words added to it moved Docusaurus docs section R@1 0.710 → 0.626).
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval");
         let mut books = 0;
         for entry in std::fs::read_dir(&dir).expect("eval/ is in the repository") {
             let path = entry.expect("readable").path();
@@ -296,6 +402,31 @@ mod tests {
             books += 1;
         }
         assert!(books >= 5, "labelled question files in {}", dir.display());
+    }
+
+    #[test]
+    fn a_short_question_borrows_the_answer_words_not_the_excerpt_label() {
+        let answer = format!(
+            "{}\n\n> A URDF file describes a robot's links and joints in XML. [1]",
+            crate::extractive::EXCERPT_LABEL
+        );
+        let h = [turn("what's urdf?", &answer)];
+        let q = standalone_query("how do I check one for errors?", &h, None);
+        assert!(q.contains("urdf"), "{q}");
+        for label_word in ["excerpts", "summary", "relevant", "passages", "quoted"] {
+            assert!(!q.contains(label_word), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_follow_up_borrows_few_words() {
+        let h = [turn(
+            "how should I prompt an llm so it gives me a plan my robot can actually run?",
+            "Ask for JSON.",
+        )];
+        let q = standalone_query("how do I check it before executing it?", &h, None);
+        let borrowed = q.trim_start_matches("how do I check it before executing it?");
+        assert_eq!(borrowed.split_whitespace().count(), BORROWED_WORDS, "{q}");
     }
 
     #[test]
