@@ -31,8 +31,9 @@ const ELLIPTIC_OPENERS: &[&str] = &[
 ];
 
 /// Topic words that ask for more of the same rather than name a subject: a question whose one
-/// topic word is one of these ("Show the code", "Any alternatives?") leans on the conversation,
-/// while one naming a thing ("What is URDF?", "What is a quaternion?") stands on its own.
+/// topic word is one of these or a [`RELATIONAL`] noun ("Show the code", "Any alternatives?")
+/// leans on the conversation, while one naming a thing ("What is URDF?", "What is a quaternion?")
+/// stands on its own.
 const MORE_OF_THE_SAME: &[&str] = &[
     "code",
     "explain",
@@ -55,16 +56,7 @@ const MORE_OF_THE_SAME: &[&str] = &[
     "continue",
     "why",
     "how",
-    "alternative",
-    "alternatives",
     "instead",
-    "difference",
-    "differences",
-    "pros",
-    "cons",
-    "advantages",
-    "disadvantages",
-    "limitations",
     "example",
     "examples",
     "sample",
@@ -89,7 +81,7 @@ pub fn is_follow_up(question: &str) -> bool {
             .any(|o| lower.starts_with(&format!("{o} ")) || lower == *o || lower == format!("{o}?"))
         || match topic.as_slice() {
             [] => true,
-            [one] => MORE_OF_THE_SAME.contains(&one.as_str()),
+            [one] => MORE_OF_THE_SAME.contains(&one.as_str()) || RELATIONAL.contains(&one.as_str()),
             _ => false,
         }
 }

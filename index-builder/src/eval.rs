@@ -344,26 +344,31 @@ pub struct AnswerMetrics {
     pub follow_ups_answered: usize,
 }
 
+/// `part` as a share of `whole` (0 when `whole` is 0).
+fn share(part: usize, whole: usize) -> f32 {
+    part as f32 / whole.max(1) as f32
+}
+
 impl AnswerMetrics {
     /// Share of first quotes from gold, among questions whose gold is in the top 5.
     pub fn first_quote_rate(&self) -> f32 {
-        self.first_quote_gold as f32 / self.gold_in_top5.max(1) as f32
+        share(self.first_quote_gold, self.gold_in_top5)
     }
 
     /// Share of answers that show a gold section (quoted or linked), among questions whose gold is
     /// in the top 5.
     pub fn gold_shown_rate(&self) -> f32 {
-        self.gold_shown as f32 / self.gold_in_top5.max(1) as f32
+        share(self.gold_shown, self.gold_in_top5)
     }
 
     /// Share of the follow-ups offered that the book answers when clicked.
     pub fn follow_up_rate(&self) -> f32 {
-        self.follow_ups_answered as f32 / self.follow_ups.max(1) as f32
+        share(self.follow_ups_answered, self.follow_ups)
     }
 
     /// Share of answers at `level` (0 high, 1 medium, 2 low) whose top source is gold.
     pub fn reliability(&self, level: usize) -> f32 {
-        self.gold_top_by_level[level] as f32 / self.by_level[level].max(1) as f32
+        share(self.gold_top_by_level[level], self.by_level[level])
     }
 }
 
@@ -483,19 +488,24 @@ pub struct ConversationMetrics {
 }
 
 impl ConversationMetrics {
+    /// Share of follow-ups the widget reads as follow-ups.
+    pub fn recognised_rate(&self) -> f32 {
+        share(self.recognised, self.conversations)
+    }
+
     /// Share of follow-ups with their gold section in the top 5, in the conversation.
     pub fn section_r5(&self) -> f32 {
-        self.gold_in_top5 as f32 / self.conversations.max(1) as f32
+        share(self.gold_in_top5, self.conversations)
     }
 
     /// Share of follow-ups with their gold section in the top 5, asked alone.
     pub fn section_r5_alone(&self) -> f32 {
-        self.gold_in_top5_alone as f32 / self.conversations.max(1) as f32
+        share(self.gold_in_top5_alone, self.conversations)
     }
 
     /// Share of first quotes from gold, among follow-ups whose gold is in the top 5.
     pub fn first_quote_rate(&self) -> f32 {
-        self.first_quote_gold as f32 / self.gold_in_top5.max(1) as f32
+        share(self.first_quote_gold, self.gold_in_top5)
     }
 }
 
@@ -574,26 +584,20 @@ pub fn conversation_metrics(
     (m, misses)
 }
 
-/// Prints the conversation figures of each phase.
-pub fn print_conversation_table(name: &str, rows: &[(&str, ConversationMetrics)]) {
-    println!("\n{name}: follow-ups asked second in their conversation, and alone");
+/// Prints conversation figures, one row per label (a phase, or a book and a phase).
+pub fn print_conversation_table(title: &str, rows: &[(String, ConversationMetrics)]) {
+    let w = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0).max(5);
+    println!("\n{title}: follow-ups asked second in their conversation, and alone");
     println!(
-        "{:<16} {:>5} {:>10} {:>7} {:>11} {:>9} {:>8} {:>13}",
-        "phase",
-        "convs",
-        "read-as-fu",
-        "sec@5",
-        "sec@5-alone",
-        "1st-quote",
-        "refused",
-        "refused-alone"
+        "{:<w$} {:>5} {:>10} {:>7} {:>11} {:>9} {:>8} {:>13}",
+        "", "convs", "read-as-fu", "sec@5", "sec@5-alone", "1st-quote", "refused", "refused-alone"
     );
-    for (phase, c) in rows {
+    for (label, c) in rows {
         println!(
-            "{:<16} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>8} {:>13}",
-            phase,
+            "{:<w$} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>8} {:>13}",
+            label,
             c.conversations,
-            c.recognised as f32 / c.conversations.max(1) as f32,
+            c.recognised_rate(),
             c.section_r5(),
             c.section_r5_alone(),
             c.first_quote_rate(),

@@ -583,7 +583,10 @@ fn run(cli: Cli) -> Result<()> {
                     })
                     .collect();
                 let name = format!("{} ({} conversations)", path.display(), convs.len());
-                let table: Vec<_> = measured.iter().map(|(p, m, _)| (*p, *m)).collect();
+                let table: Vec<_> = measured
+                    .iter()
+                    .map(|(p, m, _)| (p.to_string(), *m))
+                    .collect();
                 eval::print_conversation_table(&name, &table);
                 if misses {
                     for (phase, _, missed) in &measured {

@@ -355,7 +355,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         };
         failures.extend(floor(
             "follow-ups read as follow-ups",
-            c.recognised as f32 / c.conversations.max(1) as f32,
+            c.recognised_rate(),
             CONVERSATION_FLOORS.0,
         ));
         failures.extend(floor(
@@ -440,23 +440,9 @@ fn print_rows(rows: &[Row]) {
             a.follow_up_rate(),
         );
     }
-    println!(
-        "\nfollow-ups asked second in a labelled conversation (eval/conversations/), and alone:\n{:<24} {:<15} {:>5} {:>10} {:>9} {:>11} {:>9} {:>8} {:>13}",
-        "book", "phase", "convs", "read-as-fu", "sec@5", "sec@5-alone", "1st-quote", "refused", "refused-alone"
-    );
-    for r in rows {
-        let c = &r.conversation;
-        println!(
-            "{:<24} {:<15} {:>5} {:>10.3} {:>9.3} {:>11.3} {:>9.3} {:>8} {:>13}",
-            r.name,
-            r.phase,
-            c.conversations,
-            c.recognised as f32 / c.conversations.max(1) as f32,
-            c.section_r5(),
-            c.section_r5_alone(),
-            c.first_quote_rate(),
-            c.refused,
-            c.refused_alone,
-        );
-    }
+    let conversations: Vec<(String, eval::ConversationMetrics)> = rows
+        .iter()
+        .map(|r| (format!("{} ({})", r.name, r.phase), r.conversation))
+        .collect();
+    eval::print_conversation_table("eval/conversations/", &conversations);
 }
