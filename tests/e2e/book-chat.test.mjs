@@ -284,33 +284,56 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
 
   test('6b. with the encoder loaded, the excerpt answer is `index-builder answer`\'s', {timeout: TEST_TIMEOUT}, async () => {
     // The widget and the CLI share the answer core; this checks the browser's side of the
-    // contract (the encoder module's question and sentence encodings, the page boost) on the
-    // built book: same quotes, same sources in the same order, same follow-ups. The questions are
-    // asked one after another in one conversation, as a reader would: each self-contained
-    // question must be searched alone (the CLI knows no conversation), so this also checks the
-    // widget's follow-up rule on readers' questions (every 8th labelled answerable question).
-    const labelled = fs
-      .readFileSync(path.join(ROOT, 'eval/sample-book.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l))
+    // contract (the encoder module's question and sentence encodings, the page boost, the
+    // conversation) on the built book: same quotes, same sources in the same order, same
+    // follow-ups. The questions are asked one after another in one conversation, as a reader
+    // would, and the CLI is given the same conversation (`conversation` in its batch). The
+    // self-contained ones (three written here, every 8th labelled answerable question) must get
+    // the answer they get asked alone, so this also checks that the follow-up rule leaves readers'
+    // own questions alone; the last ones are labelled follow-ups (eval/conversations/), each after
+    // its own first question, so the widget must search them with the conversation as the CLI does.
+    const jsonLines = (file) =>
+      fs
+        .readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l));
+    const labelled = jsonLines('eval/sample-book.jsonl')
       .filter((q) => !q.out_of_scope)
       .filter((_, i) => i % 8 === 0)
       .map((q) => q.question);
-    const questions = [
+    const standalone = [
       'How do nodes talk to each other?',
       'why does ros2 run say no executable found',
       'Which GPU do I need for Isaac Sim?',
       ...labelled,
     ];
-    const batch = path.join(os.tmpdir(), `book-chat-e2e-answer-${process.pid}.jsonl`);
-    fs.writeFileSync(batch, questions.map((question, id) => JSON.stringify({id, question, page: CHAPTER})).join('\n'));
+    const conversations = jsonLines('eval/conversations/sample-book.jsonl').filter((_, i) => i % 4 === 0);
+    const questions = [...standalone, ...conversations.flatMap((c) => [c.previous, c.question])];
     const builder = path.join(path.dirname(PROXY_BIN), 'index-builder');
-    const cli = execFileSync(builder, ['answer', '--index', path.join(SITE, 'book-index'), '--batch', batch], {encoding: 'utf8'})
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    fs.rmSync(batch, {force: true});
+    const answerAll = (conversation) => {
+      const batch = path.join(os.tmpdir(), `book-chat-e2e-answer-${process.pid}.jsonl`);
+      const line = (question, id) => JSON.stringify({id, question, page: CHAPTER, ...(conversation ? {conversation} : {})});
+      fs.writeFileSync(batch, questions.map(line).join('\n'));
+      try {
+        return execFileSync(builder, ['answer', '--index', path.join(SITE, 'book-index'), '--batch', batch], {encoding: 'utf8'})
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+      } finally {
+        fs.rmSync(batch, {force: true});
+      }
+    };
+    const cli = answerAll('e2e');
+    const alone = answerAll(null);
+    for (const [i, question] of standalone.entries()) {
+      assert.deepEqual(cli[i], alone[i], `${question}: answered otherwise later in a conversation (read as a follow-up)`);
+    }
+    const followUps = conversations.map((_, j) => standalone.length + 2 * j + 1);
+    assert.ok(
+      followUps.some((i) => JSON.stringify(cli[i].sources) !== JSON.stringify(alone[i].sources)),
+      'no labelled follow-up is answered differently in its conversation: the comparison would not check the conversation',
+    );
     const bare = await startProxy({port: await freePort(), upstream: null});
     const {context, page, errors} = await newPage(browser);
     // Markdown as the reader reads it: no code ticks or emphasis marks, one space between words.
