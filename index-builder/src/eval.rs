@@ -485,6 +485,9 @@ pub struct ConversationMetrics {
     pub refused: usize,
     /// Follow-ups refused when asked alone.
     pub refused_alone: usize,
+    /// First questions refused (all are answerable): the follow-up then has no conversation to
+    /// lean on, as in the widget, where a refusal is not a turn.
+    pub first_refused: usize,
 }
 
 impl ConversationMetrics {
@@ -527,6 +530,7 @@ pub fn conversation_metrics(
         m.conversations += 1;
         m.recognised += book_answer::followup::is_follow_up(&q.question) as usize;
         let first = answer(&book.index, texts, encoder, &c.previous, &Asked::default());
+        m.first_refused += first.refused as usize;
         let history: Vec<book_answer::Turn> = (!first.refused)
             .then(|| book_answer::Turn {
                 question: c.previous.trim().to_string(),
@@ -566,7 +570,9 @@ pub fn conversation_metrics(
                 "{} miss{}{}: {:?} searched as {query:?} want {:?} › {:?}; got {got:?}",
                 q.id,
                 if a.refused { " (refused)" } else { "" },
-                if query == q.question.trim() {
+                if history.is_empty() {
+                    " (first question refused: no conversation)"
+                } else if query == q.question.trim() {
                     " (read as self-contained)"
                 } else {
                     ""
@@ -589,12 +595,20 @@ pub fn print_conversation_table(title: &str, rows: &[(String, ConversationMetric
     let w = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0).max(5);
     println!("\n{title}: follow-ups asked second in their conversation, and alone");
     println!(
-        "{:<w$} {:>5} {:>10} {:>7} {:>11} {:>9} {:>8} {:>13}",
-        "", "convs", "read-as-fu", "sec@5", "sec@5-alone", "1st-quote", "refused", "refused-alone"
+        "{:<w$} {:>5} {:>10} {:>7} {:>11} {:>9} {:>8} {:>13} {:>13}",
+        "",
+        "convs",
+        "read-as-fu",
+        "sec@5",
+        "sec@5-alone",
+        "1st-quote",
+        "refused",
+        "refused-alone",
+        "first-refused"
     );
     for (label, c) in rows {
         println!(
-            "{:<w$} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>8} {:>13}",
+            "{:<w$} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>8} {:>13} {:>13}",
             label,
             c.conversations,
             c.recognised_rate(),
@@ -602,7 +616,8 @@ pub fn print_conversation_table(title: &str, rows: &[(String, ConversationMetric
             c.section_r5_alone(),
             c.first_quote_rate(),
             c.refused,
-            c.refused_alone
+            c.refused_alone,
+            c.first_refused
         );
     }
 }
