@@ -41,6 +41,12 @@ pub struct Target {
 
 /// Reads a JSON-lines question file.
 pub fn read_questions(path: &Path) -> Result<Vec<Labelled>> {
+    read_json_lines(path, "labelled question")
+}
+
+/// Reads a JSON-lines file of `T`, one per non-empty line; a bad line is an error naming it as
+/// not `what`.
+fn read_json_lines<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<Vec<T>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     text.lines()
@@ -48,7 +54,7 @@ pub fn read_questions(path: &Path) -> Result<Vec<Labelled>> {
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
             serde_json::from_str(l)
-                .with_context(|| format!("{}:{}: not a labelled question", path.display(), i + 1))
+                .with_context(|| format!("{}:{}: not a {what}", path.display(), i + 1))
         })
         .collect()
 }
@@ -67,17 +73,7 @@ pub struct Conversation {
 
 /// Reads a JSON-lines conversation file.
 pub fn read_conversations(path: &Path) -> Result<Vec<Conversation>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l).with_context(|| {
-                format!("{}:{}: not a labelled conversation", path.display(), i + 1)
-            })
-        })
-        .collect()
+    read_json_lines(path, "labelled conversation")
 }
 
 /// Scores of one configuration.
