@@ -6,7 +6,10 @@
 
 use book_prompt::prefs::{Detail, Format, Preferences};
 
-use crate::passage::{antecedent, blocks, passages, with_its_list, Block, Kind, Passage};
+use crate::passage::{
+    antecedent, blocks, ends_sentence, is_troubleshooting, label, passages, restates_problem,
+    with_its_list, Block, Kind, Label, Passage,
+};
 use crate::source::{cut_at_word, Source};
 use crate::text::terms;
 
@@ -302,6 +305,12 @@ pub fn choose(
         .take(MAX_SOURCES)
         .map(points_elsewhere)
         .collect();
+    // Troubleshooting entries (symptom, cause, solution): the answer is the cause and the fix.
+    let troubleshooting: Vec<bool> = sources
+        .iter()
+        .take(MAX_SOURCES)
+        .map(|s| is_troubleshooting(&s.text))
+        .collect();
     for (si, src) in sources.iter().enumerate().take(MAX_SOURCES) {
         let ps = passages(&src.text);
         let pointing = pointing[si];
@@ -437,40 +446,87 @@ pub fn choose(
             }
         }
     }
-    let mut quotes: Vec<Quote> = lead.into_iter().collect();
-    quotes.extend(chosen.iter().map(|c| {
-        let text = &sources[c.source].text;
-        // "This can be useful …" is quoted after the sentence it leans on, unless that one is
-        // quoted already.
-        let sentence = match antecedent(text, &c.passage.text) {
-            Some(prev)
-                if !chosen
-                    .iter()
-                    .any(|o| o.source == c.source && o.passage.text == prev) =>
-            {
-                format!("{prev} {}", c.passage.text)
-            }
-            _ => c.passage.text.clone(),
-        };
-        Quote {
-            source: c.source,
-            text: cut_at_word(&with_its_list(text, &sentence), MAX_SENTENCE_CHARS),
-            form: Form::Sentence,
-            intro: None,
-            score: c.score(),
+    // The line of a troubleshooting entry that answers the symptom `c` states: the entry's next
+    // labelled cause or fix (before the next symptom). Quoted with the symptom, it is not quoted
+    // again on its own.
+    let answer_to = |c: &Cand| -> Option<&Cand> {
+        if !troubleshooting[c.source] || !restates_problem(&c.passage.text) {
+            return None;
         }
-    }));
+        prose
+            .iter()
+            .filter(|o| o.source == c.source && o.order > c.order)
+            .take_while(|o| !restates_problem(&o.passage.text))
+            .find(|o| label(&o.passage.text) == Some(Label::Answer))
+    };
+    let absorbed: Vec<(usize, usize)> = chosen
+        .iter()
+        .filter_map(|c| answer_to(c))
+        .map(|a| (a.source, a.order))
+        .collect();
+    let mut quotes: Vec<Quote> = lead.into_iter().collect();
+    quotes.extend(
+        chosen
+            .iter()
+            .filter(|c| !absorbed.contains(&(c.source, c.order)))
+            .map(|c| {
+                let text = &sources[c.source].text;
+                // "This can be useful …" is quoted after the sentence it leans on, unless that one is
+                // quoted already.
+                let sentence = match antecedent(text, &c.passage.text) {
+                    Some(prev)
+                        if !chosen
+                            .iter()
+                            .any(|o| o.source == c.source && o.passage.text == prev) =>
+                    {
+                        format!("{prev} {}", c.passage.text)
+                    }
+                    _ => c.passage.text.clone(),
+                };
+                // A troubleshooting entry's symptom matches the reader's question, but says nothing they do
+                // not know: it is quoted with the entry's answer (its cause or fix), or the answer alone when
+                // the two do not fit in one quote.
+                let sentence = match answer_to(c).map(|a| a.passage.text.as_str()) {
+                    Some(answer)
+                        if sentence.chars().count() + 2 + answer.chars().count()
+                            <= MAX_SENTENCE_CHARS =>
+                    {
+                        // Two lines of the book: a label line without closing punctuation gets a full stop.
+                        let stop = if ends_sentence(&sentence) { "" } else { "." };
+                        format!("{sentence}{stop} {answer}")
+                    }
+                    Some(answer) => answer.to_string(),
+                    None => sentence,
+                };
+                Quote {
+                    source: c.source,
+                    text: cut_at_word(&with_its_list(text, &sentence), MAX_SENTENCE_CHARS),
+                    form: Form::Sentence,
+                    intro: None,
+                    score: c.score(),
+                }
+            }),
+    );
     // A code block: for how-to questions (or a reader who wants examples) from the best source
     // that has one, and whenever the sections have no prose to quote at all (command-only
     // sections). Examples come from any quoted section.
+    // A troubleshooting entry's fix is often a command block ("Solution:" and the commands): it is
+    // quoted with the entry's cause, whatever the question's wording.
     let has_code = quotes.iter().any(|q| q.code_lang().is_some());
-    if (how_to || style.prefer_code || quotes.is_empty()) && !has_code {
+    let wants_code = how_to || style.prefer_code || quotes.is_empty();
+    let fixes = quotes
+        .first()
+        .is_some_and(|q| troubleshooting.get(q.source) == Some(&true));
+    if (wants_code || fixes) && !has_code {
         let first_source = quotes.first().map_or(0, |q| q.source);
         let quoted = |s: usize| style.prefer_code && quotes.iter().any(|q| q.source == s);
         let empty = quotes.is_empty();
         let pick = code
             .iter()
-            .filter(|c| c.source == first_source || quoted(c.source) || c.lexical > 0.0 || empty)
+            .filter(|c| {
+                c.source == first_source
+                    || (wants_code && (quoted(c.source) || c.lexical > 0.0 || empty))
+            })
             .min_by(|a, b| {
                 a.source
                     .cmp(&b.source)
@@ -978,6 +1034,45 @@ mod tests {
         assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
         let md = render(&q, |s| s + 1, true, "");
         assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
+    }
+
+    #[test]
+    fn troubleshooting_entry_quotes_its_cause_and_fix() {
+        let sources = vec![src(
+            1,
+            "Symptom: Goal accepted, but no feedback callbacks triggered\n\nCause: Forgot to pass `feedback_callback` to `send_goal_async()`\n\nSolution:\n```python\ngoal_future = client.send_goal_async(goal_msg, feedback_callback=self.feedback_cb)\n```",
+        )];
+        // The reader describes the symptom, not a task ("how do I …"): the fix is still quoted.
+        for embed in [false, true] {
+            let qv = [1.0f32, 0.0];
+            let e = |_: &str, _: usize| Some(vec![1.0f32, 0.0]);
+            let q = choose(
+                "my action client never gets any feedback callbacks",
+                &sources,
+                embed.then_some(&qv[..]),
+                embed.then_some(&e as Embed),
+                &Style::default(),
+            );
+            assert!(
+                q[0].text.starts_with("Symptom: Goal accepted, but no feedback callbacks triggered. Cause: Forgot to pass"),
+                "{q:?}"
+            );
+            assert_eq!(q.len(), 2, "{q:?}");
+            assert!(q[1].text.contains("feedback_callback=self.feedback_cb"));
+        }
+        // Outside a troubleshooting entry, a question's answer is not padded with code.
+        let plain = vec![src(
+            1,
+            "Feedback arrives while the goal runs, through the callback you pass.\n\n```python\nx()\n```",
+        )];
+        let q = choose(
+            "when does action feedback arrive",
+            &plain,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(q.iter().all(|q| q.code_lang().is_none()), "{q:?}");
     }
 
     #[test]

@@ -378,6 +378,110 @@ pub fn antecedent(text: &str, sentence: &str) -> Option<String> {
     })?
 }
 
+/// What the label opening a line of a troubleshooting entry says: the problem ("Symptom: …",
+/// "Error: …") or what answers it ("Cause: …", "Solution:").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Label {
+    /// The line restates the problem: the reader's question, not its answer.
+    Problem,
+    /// The line explains or fixes it.
+    Answer,
+}
+
+/// Labels of a problem's statement in a troubleshooting entry (lowercase, without the colon).
+const PROBLEM_LABELS: &[&str] = &[
+    "symptom",
+    "symptoms",
+    "problem",
+    "issue",
+    "error",
+    "error message",
+    "observed behavior",
+    "observed behaviour",
+];
+
+/// Labels of what answers the problem in a troubleshooting entry.
+const ANSWER_LABELS: &[&str] = &[
+    "cause",
+    "causes",
+    "root cause",
+    "likely cause",
+    "likely causes",
+    "probable cause",
+    "possible cause",
+    "possible causes",
+    "common cause",
+    "common causes",
+    "solution",
+    "solutions",
+    "fix",
+    "fixes",
+    "the fix",
+    "quick fix",
+    "how to fix",
+    "resolution",
+    "workaround",
+    "remedy",
+    "debug steps",
+    "what to do",
+];
+
+/// The troubleshooting label opening `line` ("Symptom: …", "- **Root Cause**: …"), if any.
+pub fn label(line: &str) -> Option<Label> {
+    let t = strip_list_marker(line.trim()).trim_start_matches(['*', '_']);
+    let (head, _) = t.split_once(':')?;
+    let head = head.trim_matches(['*', '_', ' ']).to_lowercase();
+    if PROBLEM_LABELS.contains(&head.as_str()) {
+        Some(Label::Problem)
+    } else if ANSWER_LABELS.contains(&head.as_str()) {
+        Some(Label::Answer)
+    } else {
+        None
+    }
+}
+
+/// Whether `sentence` only states the problem ("Symptom: Goal accepted, but no feedback callbacks
+/// triggered"), not also its answer ("Issue: GPU out of memory Solution: Reduce …" answers it).
+pub fn restates_problem(sentence: &str) -> bool {
+    if label(sentence) != Some(Label::Problem) {
+        return false;
+    }
+    let rest = sentence
+        .split_once(':')
+        .map_or("", |(_, r)| r)
+        .to_lowercase();
+    !ANSWER_LABELS.iter().any(|l| {
+        rest.match_indices(&format!("{l}:")).any(|(at, _)| {
+            rest[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric())
+        })
+    })
+}
+
+/// Whether `text` is (or holds) a troubleshooting entry: outside code blocks, a line labelled as
+/// the problem and one labelled as its cause or fix, or two lines labelled as answers ("Cause: …",
+/// "Solution: …", under a heading that names the problem). There the problem's line restates the
+/// reader's question ("Symptom: Goal accepted, but no feedback callbacks triggered"), and the
+/// answer is the cause and the fix.
+pub fn is_troubleshooting(text: &str) -> bool {
+    let (mut problem, mut answers, mut in_code) = (false, 0, false);
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_code = !in_code;
+            continue;
+        }
+        match label(t).filter(|_| !in_code) {
+            Some(Label::Problem) => problem = true,
+            Some(Label::Answer) => answers += 1,
+            None => {}
+        }
+    }
+    (problem && answers > 0) || answers > 1
+}
+
 /// Whether a (trimmed) line is a table row as chunk texts keep it: `cell | cell | cell` (how the
 /// index builder writes rows) or `| cell | cell |`. The builder's chunker cuts long tables with it.
 pub fn is_table_row(t: &str) -> bool {
@@ -460,7 +564,8 @@ fn strip_numbering(t: &str) -> &str {
     }
 }
 
-fn ends_sentence(s: &str) -> bool {
+/// Whether `s` ends with closing punctuation (`.`, `!`, `?`, or a lead-in's `:`).
+pub fn ends_sentence(s: &str) -> bool {
     s.trim_end().ends_with(['.', '!', '?', ':'])
 }
 
@@ -526,8 +631,9 @@ fn is_quotable(s: &str) -> bool {
         return false;
     }
     // A fragment with no closing punctuation ("Goal: Robot navigates to commanded locations", a
-    // caption) reads as a sentence only when long, as a list item does.
-    if words.len() < MIN_ITEM_WORDS && !ends_sentence(s) {
+    // caption) reads as a sentence only when long, as a list item does; a troubleshooting entry's
+    // cause or fix says its answer in a fragment ("Cause: Forgot to pass `feedback_callback` …").
+    if words.len() < MIN_ITEM_WORDS && !ends_sentence(s) && label(s) != Some(Label::Answer) {
         return false;
     }
     let lower: Vec<String> = words
@@ -644,6 +750,54 @@ fn cut_code(body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn troubleshooting_labels_are_read() {
+        assert_eq!(label("Symptom: Goal accepted"), Some(Label::Problem));
+        assert_eq!(
+            label("-   **Root Cause**: TF is missing."),
+            Some(Label::Answer)
+        );
+        assert_eq!(label("**Solution**:"), Some(Label::Answer));
+        assert_eq!(label("Goal: Robot navigates to commanded locations"), None);
+        assert_eq!(label("The cause of this is simple: a typo."), None);
+        // The problem alone restates the question; with its fix on the same line it answers it.
+        assert!(restates_problem(
+            "Symptom: Goal accepted, but no feedback callbacks triggered"
+        ));
+        assert!(!restates_problem(
+            "Issue: GPU out of memory Solution: Reduce parallel environments from 1024 to 512"
+        ));
+        assert!(!restates_problem("Cause: Forgot to pass the callback"));
+    }
+
+    #[test]
+    fn troubleshooting_entries_are_told_from_other_labelled_text() {
+        assert!(is_troubleshooting(
+            "Symptom: Goal accepted, but no feedback.\n\nCause: Forgot the callback.\n\nSolution:\n```python\nx()\n```"
+        ));
+        // The heading names the problem: a cause and a solution make the entry.
+        assert!(is_troubleshooting(
+            "Cause: TRANSIENT_LOCAL durability with stale data\n\nSolution: Use VOLATILE durability"
+        ));
+        // A quiz's explanation names a problem with no cause or fix; labels in code do not count.
+        assert!(!is_troubleshooting(
+            "Problem: 500K+ points are too dense for real-time control.\n\nTarget: 50,000 points."
+        ));
+        assert!(!is_troubleshooting(
+            "Run it:\n\n```text\nError: not found\nFix: none\n```"
+        ));
+    }
+
+    #[test]
+    fn a_short_cause_or_fix_is_quotable() {
+        assert_eq!(
+            prose("Cause: Forgot to pass `feedback_callback` to `send_goal_async()`"),
+            ["Cause: Forgot to pass `feedback_callback` to `send_goal_async()`"]
+        );
+        // Other short labelled fragments stay captions.
+        assert!(prose("Goal: Robot navigates to commanded locations").is_empty());
+    }
 
     fn prose(text: &str) -> Vec<String> {
         passages(text)
