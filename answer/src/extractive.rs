@@ -654,9 +654,9 @@ pub fn render(
         };
         match &q.form {
             Form::Sentence if citations => {
-                md.push_str(&format!("> “{}” [{n}]\n\n", escape_md(&q.text)))
+                md.push_str(&format!("> “{}” [{n}]\n\n", escape_quoted(&q.text)))
             }
-            Form::Sentence => md.push_str(&format!("> “{}”\n\n", escape_md(&q.text))),
+            Form::Sentence => md.push_str(&format!("> “{}”\n\n", escape_quoted(&q.text))),
             Form::Code { lang } => {
                 let fence = "`".repeat(longest_backtick_run(&q.text).max(2) + 1);
                 md.push_str(&format!("{from}\n\n{fence}{lang}\n{}\n{fence}\n\n", q.text));
@@ -675,7 +675,7 @@ pub fn render(
             Form::List => {
                 md.push_str(&from_with(&from, q.intro.as_deref()));
                 for item in q.text.lines() {
-                    md.push_str(&format!("- {}\n", escape_cell(item)));
+                    md.push_str(&format!("- {}\n", escape_quoted(item)));
                 }
                 md.push('\n');
             }
@@ -705,25 +705,34 @@ fn longest_backtick_run(s: &str) -> usize {
 /// "From [n]:" before a table or list, with the book's lead-in to it when it has one.
 fn from_with(from: &str, intro: Option<&str>) -> String {
     match intro {
-        Some(i) => format!("{from} “{}”\n\n", escape_md(i)),
+        Some(i) => format!("{from} “{}”\n\n", escape_quoted(i)),
         None => format!("{from}\n\n"),
     }
 }
 
-/// A table cell or list item: shown literally like [`escape_md`], except that balanced inline code
-/// (`` `GIT_USER` ``) stays code; inside it only `|` is escaped, which a table cell needs.
+/// Quoted text (a sentence, a list item, a lead-in) shown literally like [`escape_md`], except
+/// that balanced inline code (`` `GIT_USER` ``) stays code, as the book shows it.
+fn escape_quoted(s: &str) -> String {
+    escape_keeping_code(s, false)
+}
+
+/// A table cell: as [`escape_quoted`], and inside its inline code `|` is escaped, which a table
+/// cell needs (GFM tables read `\|` in a code span as a literal bar; elsewhere it would show).
 fn escape_cell(s: &str) -> String {
-    if s.matches('`').count() % 2 == 1 {
+    escape_keeping_code(s, true)
+}
+
+fn escape_keeping_code(s: &str, in_table: bool) -> String {
+    // Unbalanced or doubled backticks: shown literally rather than guessed at.
+    if s.matches('`').count() % 2 == 1 || s.contains("``") {
         return escape_md(s);
     }
     s.split('`')
         .enumerate()
-        .map(|(i, part)| {
-            if i % 2 == 1 {
-                part.replace('|', "\\|")
-            } else {
-                escape_md(part)
-            }
+        .map(|(i, part)| match i % 2 {
+            1 if in_table => part.replace('|', "\\|"),
+            1 => part.to_string(),
+            _ => escape_md(part),
         })
         .collect::<Vec<_>>()
         .join("`")
@@ -1162,6 +1171,35 @@ mod tests {
             score: 1.0,
         };
         assert!(render(&[q], |_| 1, true, "").contains("````\necho ```\n````"));
+    }
+
+    #[test]
+    fn quoted_inline_code_stays_code() {
+        let quote = |text: &str, form: Form| Quote {
+            source: 0,
+            text: text.into(),
+            form,
+            intro: None,
+            score: 1.0,
+        };
+        let md = |q: Quote| render(&[q], |_| 1, true, "");
+        // As the book shows it: code, not backticks and backslashes.
+        assert!(md(quote(
+            "Cause: Forgot to pass `feedback_callback` to `send_goal_async()`",
+            Form::Sentence
+        ))
+        .contains("“Cause: Forgot to pass `feedback_callback` to `send_goal_async()`”"));
+        // Prose around it is still shown literally; unbalanced backticks are text.
+        assert!(md(quote("Use *stars* and `a_b`.", Form::Sentence))
+            .contains("Use \\*stars\\* and `a_b`."));
+        assert!(md(quote("An odd ` backtick_here.", Form::Sentence))
+            .contains("An odd \\` backtick\\_here."));
+        // A bar in code needs escaping in a table cell only.
+        assert!(md(quote("Run `a | b` now, please.", Form::List))
+            .contains("- Run `a | b` now, please."));
+        assert!(
+            md(quote("Op\tMeaning\n`a | b`\tpipe", Form::Table)).contains("| `a \\| b` | pipe |")
+        );
     }
 
     #[test]
