@@ -7,8 +7,8 @@
 use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
-    antecedent, blocks, ends_sentence, is_troubleshooting, label, passages, restates_problem,
-    with_its_list, Block, Kind, Label, Passage,
+    antecedent, blocks, ends_sentence, fix_of, is_troubleshooting, label, passages,
+    restates_problem, with_its_list, Block, Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::terms;
@@ -167,6 +167,19 @@ impl Cand {
         };
         base * (1.0 - RANK_DECAY * self.source as f32)
     }
+}
+
+/// Whether `c` says what a chosen quote already says, word for word (books repeat a sentence in
+/// two sections: quoted twice, it fills the answer with nothing new).
+fn repeats(chosen: &[&Cand], c: &Cand) -> bool {
+    let same = |a: &str, b: &str| {
+        a.split_whitespace()
+            .map(str::to_lowercase)
+            .eq(b.split_whitespace().map(str::to_lowercase))
+    };
+    chosen
+        .iter()
+        .any(|o| same(&o.passage.text, &c.passage.text))
 }
 
 /// Whether the question asks how to do something (then a command or code block answers it).
@@ -409,7 +422,7 @@ pub fn choose(
                 _ => c.lexical >= STRONG_TERMS,
             };
             let per_source = chosen.iter().filter(|x| x.source == c.source).count();
-            if strong && per_source < style.per_source {
+            if strong && per_source < style.per_source && !repeats(&chosen, c) {
                 chosen.push(c);
             }
         }
@@ -440,7 +453,11 @@ pub fn choose(
                     _ => c.lexical > 0.0 && c.lexical >= best.lexical * 0.5,
                 };
                 let per_source = chosen.iter().filter(|x| x.source == c.source).count();
-                if related && c.score() >= best_score * 0.6 && per_source < style.per_source {
+                if related
+                    && c.score() >= best_score * 0.6
+                    && per_source < style.per_source
+                    && !repeats(&chosen, c)
+                {
                     chosen.push(c);
                 }
             }
@@ -510,6 +527,41 @@ pub fn choose(
     // A code block: for how-to questions (or a reader who wants examples) from the best source
     // that has one, and whenever the sections have no prose to quote at all (command-only
     // sections). Examples come from any quoted section.
+    // A troubleshooting entry's fix, with the steps listed under it ("Solution: Switch from Wayland
+    // to X11." and how), after the entry's symptom or cause.
+    if let Some(first) = chosen.first().filter(|c| troubleshooting[c.source]) {
+        if let Some((fix, steps)) = fix_of(&sources[first.source].text, &first.passage.text) {
+            let said = |t: &str| quotes.iter().any(|q| q.text.contains(t));
+            // One step is the fix's first line, not its steps ("Check if frames exist:" and code).
+            if steps.len() > 1 {
+                // The fix's line leads into its steps: not quoted a second time on its own.
+                quotes.retain(|q| !(q.is_sentence() && q.text == fix));
+                quotes.push(Quote {
+                    source: first.source,
+                    text: steps
+                        .iter()
+                        .map(|s| cut_at_word(s, MAX_CELL_CHARS))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    form: Form::List,
+                    intro: Some(fix),
+                    score: first.score(),
+                });
+            } else if !said(&fix)
+                && fix
+                    .split_once(':')
+                    .is_some_and(|(_, r)| !r.trim().is_empty())
+            {
+                quotes.push(Quote {
+                    source: first.source,
+                    text: cut_at_word(&fix, MAX_SENTENCE_CHARS),
+                    form: Form::Sentence,
+                    intro: None,
+                    score: first.score(),
+                });
+            }
+        }
+    }
     // A troubleshooting entry's fix is often a command block ("Solution:" and the commands): it is
     // quoted with the entry's cause, whatever the question's wording.
     let has_code = quotes.iter().any(|q| q.code_lang().is_some());
@@ -1082,6 +1134,62 @@ mod tests {
             &Style::default(),
         );
         assert!(q.iter().all(|q| q.code_lang().is_none()), "{q:?}");
+    }
+
+    #[test]
+    fn troubleshooting_entry_quotes_its_fix_steps() {
+        let sources = vec![src(
+            1,
+            "- Symptom: The Isaac Sim window opens but the viewport is black.\n- Root Cause: An incompatibility between the windowing system and Isaac Sim.\n- Solution: Switch from Wayland to X11.\n  1. Log out of your Ubuntu session.\n  2. Select Ubuntu on Xorg from the menu.",
+        )];
+        let q = choose(
+            "isaac sim viewport is black",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(
+            q[0].text.contains("Root Cause: An incompatibility"),
+            "{q:?}"
+        );
+        let steps = q
+            .iter()
+            .find(|q| q.form == Form::List)
+            .expect("the fix's steps");
+        assert_eq!(
+            steps.intro.as_deref(),
+            Some("Solution: Switch from Wayland to X11.")
+        );
+        assert_eq!(
+            steps.text,
+            "Log out of your Ubuntu session.\nSelect Ubuntu on Xorg from the menu."
+        );
+    }
+
+    #[test]
+    fn a_sentence_two_sections_share_is_quoted_once() {
+        let sources = vec![
+            src(1, "We recommend using ColorBox to find the shades of your primary color."),
+            src(2, "We recommend using ColorBox to find the shades of your primary color.\n\nThe primary color is set with the --ifm-color-primary variable."),
+        ];
+        let q = choose(
+            "change the primary color",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        let texts: Vec<&str> = q.iter().map(|q| q.text.as_str()).collect();
+        assert_eq!(
+            texts.iter().filter(|t| t.contains("ColorBox")).count(),
+            1,
+            "{texts:?}"
+        );
+        assert!(
+            texts.iter().any(|t| t.contains("--ifm-color-primary")),
+            "{texts:?}"
+        );
     }
 
     #[test]

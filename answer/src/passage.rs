@@ -400,8 +400,8 @@ const PROBLEM_LABELS: &[&str] = &[
     "observed behaviour",
 ];
 
-/// Labels of what answers the problem in a troubleshooting entry.
-const ANSWER_LABELS: &[&str] = &[
+/// Labels of what answers the problem in a troubleshooting entry: its cause ...
+const CAUSE_LABELS: &[&str] = &[
     "cause",
     "causes",
     "root cause",
@@ -412,6 +412,10 @@ const ANSWER_LABELS: &[&str] = &[
     "possible causes",
     "common cause",
     "common causes",
+];
+
+/// ... and its fix.
+const FIX_LABELS: &[&str] = &[
     "solution",
     "solutions",
     "fix",
@@ -428,17 +432,62 @@ const ANSWER_LABELS: &[&str] = &[
 
 /// The troubleshooting label opening `line` ("Symptom: …", "- **Root Cause**: …"), if any.
 pub fn label(line: &str) -> Option<Label> {
-    let t = strip_list_marker(line.trim()).trim_start_matches(['*', '_']);
-    let (head, _) = t.split_once(':')?;
-    let head = head.trim_matches(['*', '_', ' ']).to_lowercase();
+    let head = label_head(line)?;
     if PROBLEM_LABELS.contains(&head.as_str()) {
         Some(Label::Problem)
-    } else if ANSWER_LABELS.contains(&head.as_str()) {
+    } else if CAUSE_LABELS.contains(&head.as_str()) || FIX_LABELS.contains(&head.as_str()) {
         Some(Label::Answer)
     } else {
         None
     }
 }
+
+/// Whether `line` opens with a troubleshooting entry's fix label ("Solution:", "Fix:", "Workaround:").
+fn is_fix(line: &str) -> bool {
+    label_head(line).is_some_and(|head| FIX_LABELS.contains(&head.as_str()))
+}
+
+/// What a line's opening says before its first colon, lowercase, list marker and bold removed
+/// ("- **Root Cause**: …" → "root cause").
+fn label_head(line: &str) -> Option<String> {
+    let t = strip_list_marker(line.trim()).trim_start_matches(['*', '_']);
+    let (head, _) = t.split_once(':')?;
+    Some(head.trim_matches(['*', '_', ' ']).to_lowercase())
+}
+
+/// The fix of the troubleshooting entry that `sentence` (its symptom or cause) belongs to in
+/// `text`: the fix's line ("Solution: Switch from Wayland to X11.") and the steps listed under it,
+/// markers removed. `None` when the entry has no fix line before the next entry, heading or code
+/// block (a fix given only as code is quoted as code).
+pub fn fix_of(text: &str, sentence: &str) -> Option<(String, Vec<String>)> {
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let opening: String = flat(sentence).chars().take(40).collect();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| flat(l).contains(&opening))?;
+    let mut rest = lines[at + 1..].iter().map(|l| l.trim());
+    let fix = rest.by_ref().find(|t| {
+        t.starts_with('#') || t.starts_with("```") || label(t) == Some(Label::Problem) || is_fix(t)
+    })?;
+    if !is_fix(fix) {
+        return None;
+    }
+    let fix = strip_list_marker(fix).replace("**", "");
+    let mut steps = Vec::new();
+    for t in rest {
+        if t.is_empty() {
+            continue;
+        }
+        let item = strip_list_marker(t);
+        if item.len() == t.len() || label(t).is_some() || steps.len() == MAX_FIX_STEPS {
+            break;
+        }
+        steps.push(strip_numbering(item).replace("**", ""));
+    }
+    Some((fix, steps))
+}
+
+/// Most steps of a fix quoted.
+const MAX_FIX_STEPS: usize = 8;
 
 /// Whether `sentence` only states the problem ("Symptom: Goal accepted, but no feedback callbacks
 /// triggered"), not also its answer ("Issue: GPU out of memory Solution: Reduce …" answers it).
@@ -450,7 +499,7 @@ pub fn restates_problem(sentence: &str) -> bool {
         .split_once(':')
         .map_or("", |(_, r)| r)
         .to_lowercase();
-    !ANSWER_LABELS.iter().any(|l| {
+    !CAUSE_LABELS.iter().chain(FIX_LABELS).any(|l| {
         rest.match_indices(&format!("{l}:")).any(|(at, _)| {
             rest[..at]
                 .chars()
@@ -787,6 +836,24 @@ mod tests {
         assert!(!is_troubleshooting(
             "Run it:\n\n```text\nError: not found\nFix: none\n```"
         ));
+    }
+
+    #[test]
+    fn an_entrys_fix_is_found_with_its_steps() {
+        let text = "- Symptom: The viewport is black.\n- Root Cause: The windowing system.\n- **Solution**: Switch from Wayland to X11.\n  1. Log out of your session.\n  2. Select Ubuntu on Xorg.\n\n### 3. Next problem\n- Symptom: Other.\n- Solution: Other fix.";
+        let (fix, steps) = fix_of(text, "Symptom: The viewport is black.").expect("a fix");
+        assert_eq!(fix, "Solution: Switch from Wayland to X11.");
+        assert_eq!(
+            steps,
+            ["Log out of your session.", "Select Ubuntu on Xorg."]
+        );
+        // From the cause too; never the next entry's fix.
+        assert!(fix_of(text, "Root Cause: The windowing system.").is_some());
+        let lone = "Symptom: It fails.\n\nCause: A typo.\n\n### Next\n\nSolution: Not this one.";
+        assert_eq!(fix_of(lone, "Symptom: It fails."), None);
+        // A fix given as code is left to the code block.
+        let code = "Symptom: It fails.\n\n```bash\nrun it\n```\n\nSolution: After the code.";
+        assert_eq!(fix_of(code, "Symptom: It fails."), None);
     }
 
     #[test]
