@@ -12,7 +12,7 @@ use crate::retrieval::{Retriever, DEFAULT_TOP_K};
 use crate::source::{Source, SourceRef};
 use crate::suggest::suggestions;
 
-pub use book_answer::{REFUSAL, REFUSAL_NOTHING};
+pub use book_answer::{Words, REFUSAL, REFUSAL_NOTHING};
 
 /// What the reader is looking at when asking (captured on each question).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -67,21 +67,40 @@ pub struct LlmPlan {
     pub found: Found,
 }
 
-/// Plans an answer. `llm` says whether a proxy with an upstream is available.
+/// How a question is to be answered, beyond the question itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Answering<'a> {
+    /// The reader's preferences.
+    pub prefs: Preferences,
+    /// The words excerpt answers and refusals are framed in (the book's language).
+    pub words: &'a Words,
+    /// The conversation's id, sent to the proxy.
+    pub session_id: &'a str,
+    /// A proxy with an upstream LLM is available.
+    pub llm: bool,
+}
+
+/// Plans an answer.
 pub fn plan(
     retriever: &dyn Retriever,
     question: &str,
     page: &PageContext,
     history: &[Turn],
-    prefs: Preferences,
-    session_id: &str,
-    llm: bool,
+    how: &Answering,
 ) -> Plan {
+    let Answering {
+        prefs,
+        words,
+        session_id,
+        llm,
+    } = *how;
     let query = standalone_query(question, history, page.selection.as_deref());
     let page_url = (!page.url.is_empty()).then_some(page.url.as_str());
     let found = retriever.search(&query, DEFAULT_TOP_K, page_url);
     if found.refused || found.sources.is_empty() {
-        return Plan::Refuse(direct(book_answer::compose(&query, &found, None, &prefs)));
+        return Plan::Refuse(direct(book_answer::compose(
+            &query, &found, None, &prefs, words,
+        )));
     }
     if !llm {
         let embed = |t: &str, max_tokens: usize| retriever.embed(t, max_tokens);
@@ -90,6 +109,7 @@ pub fn plan(
             &found,
             Some(&embed),
             &prefs,
+            words,
         )));
     }
     let prompt = build_prompt(&PromptInput {
@@ -125,8 +145,14 @@ fn direct(a: book_answer::Answer) -> Direct {
 
 /// The excerpt answer for an LLM plan's sources (when the proxy reports no upstream after the
 /// plan was made), shaped by the reader's `prefs` like every excerpt answer.
-pub fn extractive_answer(plan: &LlmPlan, prefs: Preferences) -> Direct {
-    direct(book_answer::compose(&plan.query, &plan.found, None, &prefs))
+pub fn extractive_answer(plan: &LlmPlan, prefs: Preferences, words: &Words) -> Direct {
+    direct(book_answer::compose(
+        &plan.query,
+        &plan.found,
+        None,
+        &prefs,
+        words,
+    ))
 }
 
 /// Confidence and suggestions once a streamed LLM answer is complete.
@@ -166,9 +192,12 @@ mod tests {
             question,
             &page,
             &[],
-            Preferences::default(),
-            session_id,
-            llm,
+            &Answering {
+                prefs: Preferences::default(),
+                words: &Words::default(),
+                session_id,
+                llm,
+            },
         )
     }
 
@@ -208,6 +237,7 @@ mod tests {
                 &book_answer::found::collect(&index, &texts, &res, None),
                 None,
                 &Preferences::default(),
+                &Words::default(),
             );
             let p = ask(q, "s", false);
             let d = match p {
@@ -235,7 +265,7 @@ mod tests {
         assert_ne!(conf, Confidence::Low);
         assert!(sugg.iter().all(|s| s.ends_with('?')));
         // The excerpt fallback quotes the same numbered sources.
-        let d = extractive_answer(&l, Preferences::default());
+        let d = extractive_answer(&l, Preferences::default(), &Words::default());
         assert!(d.markdown.contains("[1]"), "{}", d.markdown);
         assert!(!d.sources.is_empty());
         assert!(d

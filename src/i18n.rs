@@ -1,8 +1,9 @@
-//! The widget's own words (contract 1): one table of keys with their English defaults. A book
-//! translates them through `BOOK_CHAT_CONFIG.strings` (filled by the Docusaurus plugin from its
-//! `strings` option and from `i18n/<locale>/code.json` ids starting with `bookChat.`); a missing
-//! key keeps the English text. The English accessible names are the ones the tests and readers
-//! already rely on.
+//! The widget's own words (contract 1): one table of keys with their English defaults, and the
+//! words excerpt answers are framed in (`book_answer::words::KEYS`, defined with the answer core
+//! that writes them). A book translates both through `BOOK_CHAT_CONFIG.strings` (filled by the
+//! Docusaurus plugin from its `strings` option and from `i18n/<locale>/code.json` ids starting
+//! with `bookChat.`); a missing key keeps the English text. The English accessible names are the
+//! ones the tests and readers already rely on.
 
 use std::collections::HashMap;
 
@@ -68,7 +69,7 @@ impl Strings {
         Self {
             overrides: overrides
                 .iter()
-                .filter(|(k, v)| !v.trim().is_empty() && DEFAULTS.iter().any(|(d, _)| d == k))
+                .filter(|(k, v)| !v.trim().is_empty() && english(k).is_some())
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         }
@@ -80,12 +81,24 @@ impl Strings {
         if let Some(v) = self.overrides.get(key) {
             return v.clone();
         }
-        DEFAULTS
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v.to_string())
+        english(key)
+            .map(str::to_string)
             .unwrap_or_else(|| key.to_string())
     }
+
+    /// The words of excerpt answers and refusals, translated where the book translates them.
+    pub fn answer_words(&self) -> book_answer::Words {
+        book_answer::Words::from_lookup(|key| self.overrides.get(key).cloned())
+    }
+}
+
+/// The English text of `key`: the widget's own words, then the answers' words.
+fn english(key: &str) -> Option<&'static str> {
+    DEFAULTS
+        .iter()
+        .chain(book_answer::words::KEYS)
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| *v)
 }
 
 #[cfg(test)]
@@ -107,9 +120,28 @@ mod tests {
 
     #[test]
     fn keys_are_unique() {
-        for (i, (k, _)) in DEFAULTS.iter().enumerate() {
-            assert!(DEFAULTS[i + 1..].iter().all(|(o, _)| o != k), "{k} twice");
+        let all: Vec<&str> = DEFAULTS
+            .iter()
+            .chain(book_answer::words::KEYS)
+            .map(|(k, _)| *k)
+            .collect();
+        for (i, k) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|o| o != k), "{k} twice");
         }
+    }
+
+    #[test]
+    fn answers_are_framed_in_the_books_words() {
+        let mut m = HashMap::new();
+        m.insert("alsoRelevant".to_string(), "یہ بھی متعلقہ:".to_string());
+        let s = Strings::new(&m);
+        assert_eq!(s.answer_words().also_relevant, "یہ بھی متعلقہ:");
+        assert_eq!(
+            s.answer_words().refusal,
+            book_answer::words::REFUSAL,
+            "untranslated words stay English"
+        );
+        assert_eq!(s.get("refusalNothing"), book_answer::REFUSAL_NOTHING);
     }
 
     /// The loader (plain JS, no wasm) repeats the defaults of the keys it shows: they must be

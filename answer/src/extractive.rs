@@ -12,6 +12,7 @@ use crate::passage::{
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::terms;
+use crate::words::Words;
 
 /// Prose quotes at most with the default preferences.
 pub const MAX_SENTENCES: usize = 3;
@@ -51,10 +52,6 @@ const MAX_CELL_CHARS: usize = 160;
 const STRONG_MEANING: f32 = 0.5;
 /// …or, before the encoder has loaded, holds this share of the question's terms.
 const STRONG_TERMS: f32 = 0.6;
-
-/// The label that opens every excerpt answer.
-pub const EXCERPT_LABEL: &str =
-    "**Excerpts from the book** (no AI summary; the most relevant passages, quoted):";
 
 /// How an excerpt answer is shaped: the reader's [`Preferences`] as the excerpt answer applies them
 /// (the LLM gets them as prompt instructions). The default preferences give the default style.
@@ -690,8 +687,9 @@ pub fn render(
     number: impl Fn(usize) -> usize,
     citations: bool,
     also: &str,
+    words: &Words,
 ) -> String {
-    let mut md = String::from(EXCERPT_LABEL);
+    let mut md = words.excerpt_label.clone();
     md.push_str("\n\n");
     let mut cited: Vec<usize> = Vec::new();
     for q in quotes {
@@ -700,9 +698,9 @@ pub fn render(
             cited.push(n);
         }
         let from = if citations {
-            format!("From [{n}]:")
+            words.from_source.replace("{n}", &n.to_string())
         } else {
-            "From the book:".to_string()
+            words.from_book.clone()
         };
         match &q.form {
             Form::Sentence if citations => {
@@ -738,14 +736,15 @@ pub fn render(
         md.push_str("\n\n");
     }
     if citations {
-        md.push_str("Follow the sources below for the full explanation.");
+        md.push_str(&words.follow_sources);
     } else {
         cited.sort_unstable();
         let list: Vec<String> = cited.iter().map(|n| format!("[{n}]")).collect();
-        md.push_str(&format!(
-            "Follow the sources below for the full explanation: {}.",
-            list.join(", ")
-        ));
+        md.push_str(
+            &words
+                .follow_sources_cited
+                .replace("{list}", &list.join(", ")),
+        );
     }
     md
 }
@@ -997,7 +996,7 @@ mod tests {
             q.iter().all(|q| q.source != 2),
             "an unrelated sentence added: {q:?}"
         );
-        let md = render(&q, |s| s + 1, true, "");
+        let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(
             md.contains("From [1]:\n\n| Type | Motion | Humanoid example |\n| --- | --- | --- |\n| `revolute` |"),
             "{md}"
@@ -1010,7 +1009,7 @@ mod tests {
             &Style::default(),
         );
         assert_eq!(q[0].form, Form::List, "{q:?}");
-        let md = render(&q, |s| s + 1, true, "");
+        let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(
             md.contains("From [1]: “Premium humanoids cost:”\n\n- Unitree G1: $16,000\n- Unitree H1: $90,000\n"),
             "{md}"
@@ -1040,7 +1039,7 @@ mod tests {
             &Style::default(),
         );
         assert!(
-            render(&q, |s| s + 1, true, "")
+            render(&q, |s| s + 1, true, "", &Words::default())
                 .contains("| `lastmod` | `'date' \\| null` or \\*none\\* |"),
             "{q:?}"
         );
@@ -1093,7 +1092,7 @@ mod tests {
             .find(|q| q.code_lang().is_some())
             .expect("code quoted");
         assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
-        let md = render(&q, |s| s + 1, true, "");
+        let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
     }
 
@@ -1262,7 +1261,7 @@ mod tests {
             "The robot <img src=x onerror=alert(1)> moves its arm [9] quickly.",
         )];
         let q = choose("robot arm", &sources, None, None, &Style::default());
-        let md = render(&q, |s| s + 1, true, "");
+        let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(md.contains("\\<img"), "{md}");
         assert!(md.contains("\\[9\\]"));
     }
@@ -1278,7 +1277,7 @@ mod tests {
             intro: None,
             score: 1.0,
         };
-        assert!(render(&[q], |_| 1, true, "").contains("````\necho ```\n````"));
+        assert!(render(&[q], |_| 1, true, "", &Words::default()).contains("````\necho ```\n````"));
     }
 
     #[test]
@@ -1290,7 +1289,7 @@ mod tests {
             intro: None,
             score: 1.0,
         };
-        let md = |q: Quote| render(&[q], |_| 1, true, "");
+        let md = |q: Quote| render(&[q], |_| 1, true, "", &Words::default());
         // As the book shows it: code, not backticks and backslashes.
         assert!(md(quote(
             "Cause: Forgot to pass `feedback_callback` to `send_goal_async()`",
@@ -1372,8 +1371,8 @@ mod properties {
                     prop_assert!(q.text.lines().count() <= MAX_LIST_ITEMS, "{q:?}");
                 }
             }
-            let md = render(&quotes, |s| s + 1, true, "");
-            prop_assert!(md.starts_with(EXCERPT_LABEL));
+            let md = render(&quotes, |s| s + 1, true, "", &Words::default());
+            prop_assert!(md.starts_with(crate::words::EXCERPT_LABEL));
             for q in &quotes {
                 let cite = format!("[{}]", q.source + 1);
                 prop_assert!(md.contains(&cite), "{md}");

@@ -251,7 +251,7 @@ pub fn standalone_query(question: &str, history: &[Turn], selection: Option<&str
             if prev_words.len() < 3 {
                 // The answer's own words, not the excerpt answer's label ("no AI summary; the
                 // most relevant passages, quoted"), which opens every excerpt answer.
-                let answer = prev.answer.replace(crate::extractive::EXCERPT_LABEL, "");
+                let answer = prev.answer.replace(crate::words::EXCERPT_LABEL, "");
                 prev_words.extend(content_words(&answer).into_iter().take(6));
             }
             extra.extend(prev_words.into_iter().take(BORROWED_WORDS));
@@ -400,7 +400,7 @@ mod tests {
     fn a_short_question_borrows_the_answer_words_not_the_excerpt_label() {
         let answer = format!(
             "{}\n\n> A URDF file describes a robot's links and joints in XML. [1]",
-            crate::extractive::EXCERPT_LABEL
+            crate::words::EXCERPT_LABEL
         );
         let h = [turn("what's urdf?", &answer)];
         let q = standalone_query("how do I check one for errors?", &h, None);

@@ -20,6 +20,7 @@ pub mod suggest;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
+pub mod words;
 
 pub use book_prompt::prefs::Preferences;
 /// A finished turn of the conversation (the follow-up rule reads the previous one).
@@ -29,11 +30,7 @@ pub use extractive::{Embed, Quote, Style, EMBED_TOKENS};
 pub use found::Found;
 pub use source::{Source, SourceRef};
 
-/// The text of a refusal when nearby sections are listed under it.
-pub const REFUSAL: &str = "The book does not cover this, so I can't answer it from the book. The nearest sections are listed below in case they help.";
-/// The text of a refusal when the search found nothing at all (nothing is listed).
-pub const REFUSAL_NOTHING: &str =
-    "The book does not cover this, so I can't answer it from the book.";
+pub use words::{Words, REFUSAL, REFUSAL_NOTHING};
 /// Sections listed under a refusal.
 pub const REFUSAL_SOURCES: usize = 3;
 /// Sources listed when nothing could be quoted.
@@ -62,8 +59,15 @@ pub struct Answer {
 
 /// Builds the answer to `question` from what the search `found`. `embed` is given once the encoder
 /// has loaded (with `found.vector`, quotes are then chosen by meaning). The reader's `prefs` shape
-/// the excerpts (see [`Style`]); `index-builder answer` passes the defaults.
-pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Preferences) -> Answer {
+/// the excerpts (see [`Style`]); `index-builder answer` passes the defaults. `words` frame the
+/// quotes in the book's language (English: `Words::default()`).
+pub fn compose(
+    question: &str,
+    found: &Found,
+    embed: Option<Embed>,
+    prefs: &Preferences,
+    words: &Words,
+) -> Answer {
     let style = Style::from(prefs);
     if found.refused || found.sources.is_empty() {
         let sources: Vec<Source> = found
@@ -75,11 +79,11 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
         return Answer {
             refused: true,
             markdown: if sources.is_empty() {
-                REFUSAL_NOTHING
+                &words.refusal_nothing
             } else {
-                REFUSAL
+                &words.refusal
             }
-            .to_string(),
+            .clone(),
             quotes: Vec::new(),
             sources,
             also: Vec::new(),
@@ -111,7 +115,7 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
             .cloned()
             .collect();
         (
-            unquoted_markdown(sources.len()),
+            unquoted_markdown(sources.len(), words),
             sources,
             Vec::new(),
             Vec::new(),
@@ -119,7 +123,13 @@ pub fn compose(question: &str, found: &Found, embed: Option<Embed>, prefs: &Pref
     } else {
         let number = |s: usize| order.iter().position(|&o| o == s).map_or(1, |p| p + 1);
         let also = also_relevant(found, &order);
-        let md = extractive::render(&chosen, number, style.citations, &also_markdown(&also));
+        let md = extractive::render(
+            &chosen,
+            number,
+            style.citations,
+            &also_markdown(&also, words),
+            words,
+        );
         let quotes: Vec<Quote> = chosen
             .into_iter()
             .map(|q| Quote {
@@ -182,7 +192,7 @@ fn also_relevant(found: &Found, listed: &[usize]) -> Vec<Source> {
 }
 
 /// "Also relevant: [Chapter › Section](url) · …", or empty.
-fn also_markdown(also: &[Source]) -> String {
+fn also_markdown(also: &[Source], words: &Words) -> String {
     if also.is_empty() {
         return String::new();
     }
@@ -195,16 +205,13 @@ fn also_markdown(also: &[Source]) -> String {
             format!("[{label}](<{url}>)")
         })
         .collect();
-    format!("Also relevant: {}.", links.join(" · "))
+    format!("{} {}.", words.also_relevant, links.join(" · "))
 }
 
 /// The text when no sentence could be quoted: it cites every listed source, so the list shows.
-fn unquoted_markdown(n: usize) -> String {
+fn unquoted_markdown(n: usize, words: &Words) -> String {
     let cites: Vec<String> = (1..=n).map(|i| format!("[{i}]")).collect();
-    format!(
-        "I found sections that look related but no passage to quote; read them for the answer: {}.",
-        cites.join(", ")
-    )
+    words.unquoted.replace("{list}", &cites.join(", "))
 }
 
 /// The confidence signals of an excerpt answer.
@@ -265,7 +272,13 @@ mod tests {
     fn ask_with(q: &str, prefs: &Preferences) -> Answer {
         let (index, texts) = testing::robot_book();
         let res = index.search(&SearchRequest::new(q, None));
-        compose(q, &found::collect(&index, &texts, &res, None), None, prefs)
+        compose(
+            q,
+            &found::collect(&index, &texts, &res, None),
+            None,
+            prefs,
+            &Words::default(),
+        )
     }
 
     #[test]
@@ -315,6 +328,7 @@ mod tests {
             &found::collect(&index, &texts, &res, None),
             None,
             &Preferences::default(),
+            &Words::default(),
         );
         assert!(!a.refused);
         assert_eq!(a.sources.len(), 1);
@@ -325,7 +339,13 @@ mod tests {
                 refused,
                 ..Found::default()
             };
-            let a = compose("anything", &empty, None, &Preferences::default());
+            let a = compose(
+                "anything",
+                &empty,
+                None,
+                &Preferences::default(),
+                &Words::default(),
+            );
             assert!(a.sources.is_empty());
             assert!(!a.markdown.contains("below"), "{}", a.markdown);
             assert!(!a.markdown.contains("sources"), "{}", a.markdown);
@@ -355,7 +375,13 @@ mod tests {
     fn ask_grippers(q: &str, prefs: &Preferences) -> Answer {
         let (index, texts) = gripper_book();
         let res = index.search(&SearchRequest::new(q, None));
-        compose(q, &found::collect(&index, &texts, &res, None), None, prefs)
+        compose(
+            q,
+            &found::collect(&index, &texts, &res, None),
+            None,
+            prefs,
+            &Words::default(),
+        )
     }
 
     fn prefs(detail: Detail, format: Format, citations: bool) -> Preferences {
@@ -450,6 +476,7 @@ mod tests {
             &found,
             None,
             &Preferences::default(),
+            &Words::default(),
         );
         let listed: Vec<&str> = a.sources.iter().map(|s| s.url.as_str()).collect();
         let paragraphs: Vec<&str> = a.markdown.split("\n\n").collect();

@@ -93,12 +93,14 @@ pub fn answer_with_found(
     let found = find_from(index, texts, encoder, &query, asked.page);
     // A reader who changed nothing: the widget's default preferences.
     let prefs = book_answer::Preferences::default();
+    // English: the CLI prints the English frame (the widget translates it, `book_answer::words`).
+    let words = book_answer::Words::default();
     let a = match encoder {
         Some(enc) => {
             let embed = |t: &str, max_tokens: usize| Some(enc.encode_opening(t, max_tokens));
-            book_answer::compose(&query, &found, Some(&embed), &prefs)
+            book_answer::compose(&query, &found, Some(&embed), &prefs, &words)
         }
-        None => book_answer::compose(&query, &found, None, &prefs),
+        None => book_answer::compose(&query, &found, None, &prefs, &words),
     };
     (found, a)
 }

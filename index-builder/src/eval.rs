@@ -402,6 +402,7 @@ pub fn answer_metrics_graded(
     let mut m = AnswerMetrics::default();
     // Measured as a reader who changed nothing sees them: the default preferences.
     let prefs = book_answer::Preferences::default();
+    let words = book_answer::Words::default();
     let mut follow_ups: std::collections::BTreeSet<String> = Default::default();
     for q in questions.iter().filter(|q| !q.out_of_scope) {
         m.answerable += 1;
@@ -411,9 +412,9 @@ pub fn answer_metrics_graded(
         let a = match encoder {
             Some(enc) => {
                 let embed = |t: &str, max_tokens: usize| Some(enc.encode_opening(t, max_tokens));
-                book_answer::compose(question, &found, Some(&embed), &prefs)
+                book_answer::compose(question, &found, Some(&embed), &prefs, &words)
             }
-            None => book_answer::compose(question, &found, None, &prefs),
+            None => book_answer::compose(question, &found, None, &prefs, &words),
         };
         m.max_compose_ms = m.max_compose_ms.max(t0.elapsed().as_secs_f32() * 1000.0);
         let is_gold = |chunk: u32| {

@@ -16,6 +16,15 @@ pub fn is_english(tag: &str) -> bool {
     primary.eq_ignore_ascii_case("en")
 }
 
+/// What the book's language changes in its index before it is written: follow-up questions are
+/// phrased by English rules ("How do I …?", "What is …?"), so a book in another language offers none
+/// rather than English templates around its own headings.
+pub fn adapt_index(index: &mut book_retrieval::Index, language: &str) {
+    if !is_english(language) {
+        index.meta.follow_ups.clear();
+    }
+}
+
 /// Records `language` in the asset at `out` (written by `build::write_asset`); for a language other
 /// than English also drops the encoder file, so the widget searches with BM25 alone.
 pub fn apply(out: &Path, mut manifest: Manifest, language: &str) -> Result<Manifest> {
@@ -46,5 +55,15 @@ mod tests {
         for t in ["ur", "fr-CA", "", "eng"] {
             assert!(!is_english(t), "{t}");
         }
+    }
+
+    #[test]
+    fn only_english_books_offer_follow_ups() {
+        let (mut index, _) = book_answer::testing::robot_book();
+        index.meta.follow_ups = vec!["What is a node?".to_string(); index.len()];
+        adapt_index(&mut index, "en-GB");
+        assert!(!index.meta.follow_ups.is_empty());
+        adapt_index(&mut index, "ur");
+        assert!(index.meta.follow_ups.is_empty());
     }
 }

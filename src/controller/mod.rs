@@ -128,13 +128,18 @@ pub struct Conversation {
     /// Set once the proxy said it keeps no feedback (no database, no such route): later thumbs and
     /// refusals are not posted again, so an operator's console is not filled with failed requests.
     feedback_off: Rc<Cell<bool>>,
+    /// The words excerpt answers and refusals are framed in: the book's translations
+    /// (`config.strings`) over English.
+    words: book_answer::Words,
 }
 
 impl Conversation {
     /// Restores the stored session (or starts one) for a widget.
     pub fn new(env: Env, host: Rc<dyn Host>, stored: Option<&str>) -> Rc<Self> {
         let (session, notice) = Session::restore(stored, host.now_ms(), || host.new_session_id());
+        let words = crate::i18n::Strings::new(&env.config.strings).answer_words();
         let c = Rc::new(Self {
+            words,
             config: env.config,
             transport: env.transport,
             index: env.index,
@@ -467,9 +472,12 @@ impl Conversation {
             &ex.question,
             &page,
             &history,
-            prefs,
-            &sid,
-            llm,
+            &answer::Answering {
+                prefs,
+                words: &self.words,
+                session_id: &sid,
+                llm,
+            },
         );
         let llm_plan = match plan {
             Plan::Refuse(d) => {
@@ -549,7 +557,7 @@ impl Conversation {
             Some(f) => match recover(&f, partial) {
                 Recovery::Extractive => {
                     self.llm.set(Some(false));
-                    let d = extractive_answer(&llm_plan, prefs);
+                    let d = extractive_answer(&llm_plan, prefs, &self.words);
                     self.set_direct(id, d, Mode::Extractive);
                 }
                 Recovery::KeepPartial { message } => {

@@ -182,7 +182,7 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       await openChat(page, proxy.url + CHAPTER);
       const before = stub.requests.length;
       await ask(page, OUT_OF_SCOPE);
-      await lastAnswer(page).getByText('The book does not cover this', {exact: false}).waitFor();
+      await lastAnswer(page).getByText("couldn't find an answer to this in the book", {exact: false}).waitFor();
       await lastAnswer(page).getByRole('list', {name: 'Nearest sections'}).waitFor();
       // Give a wrongly sent request time to arrive before checking none did.
       await page.waitForTimeout(1000);
@@ -346,7 +346,7 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
         await ask(page, question);
         if (want.refused) {
           // The CLI refused: so must the widget (a refusal has no Regenerate button to wait for).
-          await lastAnswer(page).getByText('The book does not cover this', {exact: false}).waitFor({timeout: 30000});
+          await lastAnswer(page).getByText("couldn't find an answer to this in the book", {exact: false}).waitFor({timeout: 30000});
           continue;
         }
         await answered(page);
@@ -454,7 +454,7 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       await ask(page, 'How long should I bake a chocolate cake?');
       await answered(page);
       const refusal = await lastAnswer(page).innerText();
-      assert.ok(refusal.includes('The book does not cover this'), `not refused: ${refusal} (on ${page.url()})`);
+      assert.ok(refusal.includes("couldn't find an answer to this in the book"), `not refused: ${refusal} (on ${page.url()})`);
       await box.press('Escape');
       await page.getByRole('dialog', {name: 'Ask the book'}).waitFor({state: 'detached', timeout: 5000});
       const para = page.locator('.theme-doc-markdown p').first();
@@ -623,7 +623,7 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       await openChat(page, withDb.url + CHAPTER);
       const posted = page.waitForResponse((r) => r.url().endsWith('/api/feedback'), {timeout: 20000});
       await ask(page, OUT_OF_SCOPE);
-      await lastAnswer(page).getByText('The book does not cover this', {exact: false}).waitFor();
+      await lastAnswer(page).getByText("couldn't find an answer to this in the book", {exact: false}).waitFor();
       const resp = await posted;
       const body = JSON.parse(resp.request().postData());
       assert.equal(body.rating, 'none');

@@ -190,6 +190,11 @@ describe('the packed plugin in a fixture book (Node only)', {timeout: 10 * 60 * 
           assert.ok(p.startsWith(c.prefix) && !(c.notPrefix && p.startsWith(c.notPrefix)), `${c.name}: citation ${p} is not in ${c.prefix}`);
         }
         assert.ok(hrefs.map((h) => decodeURI(h)).includes(c.anchor), `${c.name}: expected ${c.anchor} among ${hrefs.map(decodeURI).join(' ')}`);
+        // The quotes are framed in the locale's words (code.json bookChat.excerptLabel), not English.
+        if (c.page.startsWith('/ur/')) {
+          const answer = await page.locator('#book-chat-host .bc-turn .bc-a').first().innerText();
+          assert.ok(answer.includes('کتاب سے اقتباسات') && !answer.includes('Excerpts from the book'), `${c.name}: ${answer}`);
+        }
         // The cited anchor exists on the page it names.
         const [pathname, hash] = decodeURI(hrefs[0]).split('#');
         await page.goto(origin + encodeURI(pathname), {waitUntil: 'load'});
