@@ -19,10 +19,16 @@ pub fn is_english(tag: &str) -> bool {
 /// What the book's language changes in its index before it is written: follow-up questions are
 /// phrased by English rules ("How do I …?", "What is …?"), so a book in another language offers none
 /// rather than English templates around its own headings.
-pub fn adapt_index(index: &mut book_retrieval::Index, language: &str) {
-    if !is_english(language) {
+pub fn adapt_index(index: &mut book_retrieval::Index, language: &str) -> Result<()> {
+    if !is_english(language) && !index.meta.follow_ups.is_empty() {
         index.meta.follow_ups.clear();
+        index.meta.unaskable.clear();
+        // The content hash covers the metadata: serialized and loaded back, the index names the
+        // hash its chunk texts will be written under (as the calibration does).
+        let dim = index.dim();
+        *index = book_retrieval::Index::from_bytes(&index.to_bytes()?, Some(dim))?;
     }
+    Ok(())
 }
 
 /// Records `language` in the asset at `out` (written by `build::write_asset`); for a language other
@@ -61,9 +67,17 @@ mod tests {
     fn only_english_books_offer_follow_ups() {
         let (mut index, _) = book_answer::testing::robot_book();
         index.meta.follow_ups = vec!["What is a node?".to_string(); index.len()];
-        adapt_index(&mut index, "en-GB");
-        assert!(!index.meta.follow_ups.is_empty());
-        adapt_index(&mut index, "ur");
-        assert!(index.meta.follow_ups.is_empty());
+        let index = book_retrieval::Index::from_bytes(&index.to_bytes().unwrap(), None).unwrap();
+        let mut english = index.clone();
+        adapt_index(&mut english, "en-GB").unwrap();
+        assert!(!english.meta.follow_ups.is_empty());
+        assert_eq!(english.content_hash, index.content_hash);
+        let mut urdu = index.clone();
+        adapt_index(&mut urdu, "ur").unwrap();
+        assert!(urdu.meta.follow_ups.is_empty());
+        // Its chunk texts are written under the hash of the index as it ships.
+        let shipped = book_retrieval::Index::from_bytes(&urdu.to_bytes().unwrap(), None).unwrap();
+        assert_eq!(urdu.content_hash, shipped.content_hash);
+        assert_ne!(urdu.content_hash, index.content_hash);
     }
 }

@@ -374,7 +374,7 @@ fn run(cli: Cli) -> Result<()> {
             let opts = book.options()?;
             let mut built = build::build(&opts)?;
             book.calibrate(&mut built)?;
-            language::adapt_index(&mut built.index, &lang);
+            language::adapt_index(&mut built.index, &lang)?;
             for w in &built.book.warnings {
                 eprintln!("warning: {w}");
             }
