@@ -7,7 +7,7 @@
 use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
-    antecedent, blocks, ends_sentence, fix_of, is_troubleshooting, label, passages,
+    antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label, passages,
     restates_problem, with_its_list, Block, Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
@@ -326,9 +326,16 @@ pub fn choose(
         let pointing = pointing[si];
         for (order, p) in ps.iter().enumerate() {
             let lexical = match (&p.kind, p.intro) {
-                (Kind::Code { .. }, Some(i)) => {
-                    let intro = ps.get(i).map_or("", |x| x.text.as_str());
-                    term_share(&q_terms, &format!("{intro}\n{}", p.text))
+                // A block is scored on what a quote of it shows (its window, with its lead-in): a
+                // long script holds every word somewhere, a short command the few that matter.
+                (Kind::Code { .. }, intro) => {
+                    let intro = intro
+                        .and_then(|i| ps.get(i))
+                        .map_or("", |x| x.text.as_str());
+                    term_share(
+                        &q_terms,
+                        &format!("{intro}\n{}", code_window(&p.text, &q_terms)),
+                    )
                 }
                 _ => {
                     let bonus = if definition && defines(&p.text, &q_terms) {
@@ -591,7 +598,7 @@ pub fn choose(
                 }
                 quotes.push(Quote {
                     source: c.source,
-                    text: c.passage.text.clone(),
+                    text: code_window(&c.passage.text, &q_terms),
                     form: Form::Code { lang: lang.clone() },
                     intro: None,
                     score: c.score(),
@@ -667,7 +674,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
         if let Kind::Code { lang } = &c.passage.kind {
             consider(Quote {
                 source,
-                text: c.passage.text.clone(),
+                text: code_window(&c.passage.text, q_terms),
                 form: Form::Code { lang: lang.clone() },
                 intro: None,
                 score: c.lexical,

@@ -20,7 +20,7 @@ pub enum Kind {
 pub struct Passage {
     /// Prose or code.
     pub kind: Kind,
-    /// The sentence, or the code without its fences.
+    /// The sentence, or the code without its fences (whole: a quote shows [`code_window`] of it).
     pub text: String,
     /// For code: the index (in the same list) of the prose sentence just before it, which usually
     /// says what the code does.
@@ -82,7 +82,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
                         kind: Kind::Code {
                             lang: std::mem::take(lang),
                         },
-                        text: cut_code(&body),
+                        text: body.trim_end().to_string(),
                         intro,
                     });
                 }
@@ -613,10 +613,16 @@ fn strip_numbering(t: &str) -> &str {
     }
 }
 
-/// Whether `s` ends with closing punctuation (`.`, `!`, `?`, or a lead-in's `:`).
+/// Whether `s` ends with closing punctuation (`.`, `!`, `?`, a lead-in's `:`, or another
+/// script's full stop or question mark, [`OTHER_STOPS`]).
 pub fn ends_sentence(s: &str) -> bool {
-    s.trim_end().ends_with(['.', '!', '?', ':'])
+    s.trim_end()
+        .ends_with(|c: char| matches!(c, '.' | '!' | '?' | ':') || OTHER_STOPS.contains(c))
 }
+
+/// Full stops and question marks of other scripts: Urdu and Arabic (`۔`, `؟`), Hindi (`।`),
+/// Chinese and Japanese (`。`, `！`, `？`).
+const OTHER_STOPS: &str = "۔؟।。！？";
 
 /// Words whose period does not end a sentence ("vs. LiDAR", "Fig. 3", "et al. Then"); "etc." is
 /// left out: it usually ends one.
@@ -649,14 +655,24 @@ fn sentences(para: &str) -> Vec<String> {
             ')' => depth = depth.saturating_sub(1),
             _ => {}
         }
-        if !matches!(c, '.' | '!' | '?') || depth > 0 || (c == '.' && closes_abbreviation(para, i))
+        if !(matches!(c, '.' | '!' | '?') || OTHER_STOPS.contains(c))
+            || depth > 0
+            || (c == '.' && closes_abbreviation(para, i))
         {
             continue;
         }
-        let space = chars.get(k + 1).is_none_or(|&(_, n)| n == ' ');
-        let next_starts = chars
-            .get(k + 2)
-            .is_none_or(|&(_, n)| n.is_uppercase() || n.is_ascii_digit() || "\"“'`*(".contains(n));
+        // Chinese and Japanese full stops need no space after them.
+        let wide = "。！？".contains(c);
+        let space = wide || chars.get(k + 1).is_none_or(|&(_, n)| n == ' ');
+        // The next sentence opens with a capital, a digit, a quote, or a letter of a script with
+        // no case (Urdu, Hindi, Chinese): after "e.g." a lowercase word goes on.
+        let next = if wide { k + 1 } else { k + 2 };
+        let next_starts = chars.get(next).is_none_or(|&(_, n)| {
+            n.is_uppercase()
+                || n.is_ascii_digit()
+                || "\"“'`*(".contains(n)
+                || (n.is_alphabetic() && !n.is_lowercase())
+        });
         if space && next_starts {
             let s = para[start..i + c.len_utf8()].trim();
             if !s.is_empty() {
@@ -696,7 +712,11 @@ fn is_quotable(s: &str) -> bool {
         .iter()
         .filter(|w| book_retrieval::analyzer::is_stop_word(w))
         .count();
-    if function_words == 0 {
+    // English function words tell prose from a run of labels; the test means nothing in a script
+    // whose words are never English ones (Urdu, Hindi, Chinese), whose prose it would all reject.
+    let latin = s.chars().filter(char::is_ascii_alphabetic).count() * 2
+        >= s.chars().filter(|c| c.is_alphabetic()).count();
+    if function_words == 0 && latin {
         return false;
     }
     let capitalised = words
@@ -785,15 +805,41 @@ fn has_heading_numbering(s: &str) -> bool {
     }) || s.contains(" .")
 }
 
-/// Keeps at most [`MAX_CODE_LINES`] lines of a code block.
-fn cut_code(body: &str) -> String {
-    let lines: Vec<&str> = body.lines().collect();
+/// At most [`MAX_CODE_LINES`] lines of a code block, with `…` where lines are left out: the lines
+/// holding the most of the question's `terms` (its first lines when none does, or on a tie). A long
+/// script's answer is often far below its imports ("SPEED_LIMITS = …", the `feedback_callback`
+/// line), and the block's top alone would cut it off.
+pub fn code_window(body: &str, terms: &[String]) -> String {
+    let lines: Vec<&str> = body.trim_end().lines().collect();
     if lines.len() <= MAX_CODE_LINES {
         return body.trim_end().to_string();
     }
-    let mut s = lines[..MAX_CODE_LINES].join("\n");
-    s.push_str("\n…");
-    s
+    let hits: Vec<usize> = lines
+        .iter()
+        .map(|l| {
+            let words = crate::text::terms(l);
+            terms.iter().filter(|t| words.contains(t)).count()
+        })
+        .collect();
+    let mut best = (0, hits[..MAX_CODE_LINES].iter().sum::<usize>());
+    let mut sum = best.1;
+    for start in 1..=lines.len() - MAX_CODE_LINES {
+        sum = sum + hits[start + MAX_CODE_LINES - 1] - hits[start - 1];
+        if sum > best.1 {
+            best = (start, sum);
+        }
+    }
+    let start = best.0;
+    let end = start + MAX_CODE_LINES;
+    let mut out = String::new();
+    if start > 0 {
+        out.push_str("…\n");
+    }
+    out.push_str(&lines[start..end].join("\n"));
+    if end < lines.len() {
+        out.push_str("\n…");
+    }
+    out
 }
 
 #[cfg(test)]
@@ -854,6 +900,22 @@ mod tests {
         // A fix given as code is left to the code block.
         let code = "Symptom: It fails.\n\n```bash\nrun it\n```\n\nSolution: After the code.";
         assert_eq!(fix_of(code, "Symptom: It fails."), None);
+    }
+
+    #[test]
+    fn prose_in_other_scripts_is_quoted() {
+        // Urdu: its own full stop, no letter case, no English function words.
+        assert_eq!(
+            prose("بھونپو ہر تیس سیکنڈ بعد دو سیکنڈ کی آواز دیتا ہے۔ یہ ترتیب ملاحوں کو بتاتی ہے کہ وہ کون سا لائٹ ہاؤس سن رہے ہیں۔"),
+            [
+                "بھونپو ہر تیس سیکنڈ بعد دو سیکنڈ کی آواز دیتا ہے۔",
+                "یہ ترتیب ملاحوں کو بتاتی ہے کہ وہ کون سا لائٹ ہاؤس سن رہے ہیں۔"
+            ]
+        );
+        // Hindi's danda ends a sentence too.
+        assert!(ends_sentence("रोबोट चलता है।"));
+        // A run of English labels is still not prose.
+        assert!(prose("Robot Navigation Control System Overview Page").is_empty());
     }
 
     #[test]
@@ -1148,11 +1210,29 @@ mod tests {
     }
 
     #[test]
-    fn long_code_is_cut() {
-        let body: Vec<String> = (0..40).map(|i| format!("line {i}")).collect();
-        let text = format!("```\n{}\n```", body.join("\n"));
-        let ps = passages(&text);
-        assert_eq!(ps[0].text.lines().count(), MAX_CODE_LINES + 1);
-        assert!(ps[0].text.ends_with('…'));
+    fn long_code_is_cut_around_the_question() {
+        let mut body: Vec<String> = (0..40).map(|i| format!("value_{i} = {i}")).collect();
+        body[30] = "MAX_GRIP_FORCE = 50.0  # Newtons".into();
+        let text = format!("```python\n{}\n```", body.join("\n"));
+        let code = &passages(&text)[0].text;
+        assert_eq!(
+            code.lines().count(),
+            40,
+            "the passage keeps the whole block"
+        );
+        // No question term: the block's first lines.
+        let top = code_window(code, &[]);
+        assert!(
+            top.starts_with("value_0 = 0\n") && top.ends_with("\n…"),
+            "{top}"
+        );
+        assert_eq!(top.lines().count(), MAX_CODE_LINES + 1);
+        // The line the question asks about is shown, with `…` on both sides.
+        let grip = code_window(code, &crate::text::terms("what is the max grip force"));
+        assert!(grip.starts_with("…\n") && grip.ends_with("\n…"), "{grip}");
+        assert!(grip.contains("MAX_GRIP_FORCE = 50.0"), "{grip}");
+        assert_eq!(grip.lines().count(), MAX_CODE_LINES + 2);
+        // Short blocks are whole.
+        assert_eq!(code_window("a = 1\n", &[]), "a = 1");
     }
 }
