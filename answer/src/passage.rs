@@ -388,8 +388,10 @@ pub enum Label {
     Answer,
 }
 
-/// Labels of a problem's statement in a troubleshooting entry (lowercase, without the colon).
+/// Labels of a problem's statement in a troubleshooting entry, or in a worked case ("Challenge: …"
+/// and its "Approach:"), lowercase, without the colon.
 const PROBLEM_LABELS: &[&str] = &[
+    "challenge",
     "symptom",
     "symptoms",
     "problem",
@@ -416,6 +418,7 @@ const CAUSE_LABELS: &[&str] = &[
 
 /// ... and its fix.
 const FIX_LABELS: &[&str] = &[
+    "approach",
     "solution",
     "solutions",
     "fix",
@@ -441,6 +444,16 @@ pub fn label(line: &str) -> Option<Label> {
         None
     }
 }
+
+/// Labels of a line that says where to read next (never quoted).
+const NAV_LABELS: &[&str] = &[
+    "next",
+    "up next",
+    "next up",
+    "next steps",
+    "previous",
+    "coming up",
+];
 
 /// Whether `line` opens with a troubleshooting entry's fix label ("Solution:", "Fix:", "Workaround:").
 fn is_fix(line: &str) -> bool {
@@ -741,6 +754,10 @@ fn is_quotable(s: &str) -> bool {
     if braces >= 2 && visible.contains(&';') {
         return false;
     }
+    // "Next: Practice exercises …": where to read next, not an answer.
+    if label_head(s).is_some_and(|h| NAV_LABELS.contains(&h.as_str())) {
+        return false;
+    }
     const PAGER: &[&str] = &["Next ", "Previous "];
     if NAV_MARKS.iter().chain(PAGER).any(|n| s.contains(n)) || has_heading_numbering(s) {
         return false;
@@ -875,6 +892,10 @@ mod tests {
         assert!(is_troubleshooting(
             "Cause: TRANSIENT_LOCAL durability with stale data\n\nSolution: Use VOLATILE durability"
         ));
+        // A worked case: the challenge and its approach.
+        assert!(is_troubleshooting(
+            "Challenge: Teach Atlas to do a backflip\n\nApproach:\n1. Simulate it\n2. Transfer it"
+        ));
         // A quiz's explanation names a problem with no cause or fix; labels in code do not count.
         assert!(!is_troubleshooting(
             "Problem: 500K+ points are too dense for real-time control.\n\nTarget: 50,000 points."
@@ -926,6 +947,11 @@ mod tests {
         );
         // Other short labelled fragments stay captions.
         assert!(prose("Goal: Robot navigates to commanded locations").is_empty());
+        // Where to read next is not an answer.
+        assert!(
+            prose("Next: Practice exercises to reinforce your understanding of the system.")
+                .is_empty()
+        );
     }
 
     fn prose(text: &str) -> Vec<String> {
