@@ -720,8 +720,13 @@ pub fn render(
             }
             Form::Table => {
                 md.push_str(&from_with(&from, q.intro.as_deref()));
+                // Every row as wide as the widest: a header with an empty last cell ("| Name |
+                // Description |  |") loses it in the chunk text, and Markdown drops the cells of a
+                // row past its header's (a rule table's ✅ column).
+                let width = q.text.lines().map(|l| l.split('\t').count()).max();
                 for (r, line) in q.text.lines().enumerate() {
-                    let cells: Vec<String> = line.split('\t').map(escape_cell).collect();
+                    let mut cells: Vec<String> = line.split('\t').map(escape_cell).collect();
+                    cells.resize(width.unwrap_or(cells.len()).max(cells.len()), String::new());
                     md.push_str(&format!("| {} |\n", cells.join(" | ")));
                     if r == 0 {
                         md.push_str(&format!("|{}\n", " --- |".repeat(cells.len())));
@@ -1313,6 +1318,26 @@ mod tests {
             .contains("- Run `a | b` now, please."));
         assert!(
             md(quote("Op\tMeaning\n`a | b`\tpipe", Form::Table)).contains("| `a \\| b` | pipe |")
+        );
+    }
+
+    #[test]
+    fn table_rows_wider_than_the_header_keep_their_cells() {
+        let q = Quote {
+            source: 0,
+            text: "Name\tDescription\n`no-html-links`\tEnsures Link is used\t✅".into(),
+            form: Form::Table,
+            intro: None,
+            score: 1.0,
+        };
+        let md = render(&[q], |_| 1, true, "", &Words::default());
+        assert!(
+            md.contains("| Name | Description |  |\n| --- | --- | --- |\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `no-html-links` | Ensures Link is used | ✅ |"),
+            "{md}"
         );
     }
 
