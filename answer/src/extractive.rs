@@ -40,6 +40,13 @@ pub const EMBED_CHARS: usize = 120;
 pub const EMBED_TOKENS: usize = 28;
 /// How much less a quote from a lower-ranked source is worth, per rank.
 const RANK_DECAY: f32 = 0.15;
+/// Longest code block quoted as a snippet that answers with the first quote, in lines…
+const SNIPPET_LINES: usize = 8;
+/// …and the share of the question's terms it must hold itself…
+const SNIPPET_TERMS: f32 = 0.5;
+/// …while at most this share of its own terms are the question's (more: it is what the reader
+/// pasted, the command they ran or the message they saw).
+const SNIPPET_ECHO: f32 = 0.6;
 /// Most table rows quoted (besides the header): a longer table shows the rows sharing the most
 /// of the question's terms.
 pub const MAX_TABLE_ROWS: usize = 8;
@@ -164,6 +171,13 @@ impl Cand {
         };
         base * (1.0 - RANK_DECAY * self.source as f32)
     }
+}
+
+/// Whether a code block is an error's output ("ReferenceError: window is not defined", a
+/// traceback, "Error merging override …"): what the reader saw, not what fixes it.
+fn shows_an_error(code: &str) -> bool {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w.ends_with("Error") || w.ends_with("Exception") || w == "Traceback")
 }
 
 /// Whether `c` says what a chosen quote already says, word for word (books repeat a sentence in
@@ -573,8 +587,35 @@ pub fn choose(
     let fixes = quotes
         .first()
         .is_some_and(|q| troubleshooting.get(q.source) == Some(&true));
+    // A short snippet of the first quote's section that itself names the question's terms (a
+    // config key, a command) is the answer's other half, whatever the question's wording: "hide the
+    // navbar on scroll" is answered by the sentence and `hideOnScroll: true`. Drawings in text
+    // (box-drawing characters) are not snippets, nor is an error's output, which holds the
+    // question's terms because the reader pasted it.
+    let first_source = quotes.first().map_or(0, |q| q.source);
+    let snippet = code.iter().find(|c| {
+        let t = &c.passage.text;
+        c.source == first_source
+            && t.lines().count() <= SNIPPET_LINES
+            && term_share(&q_terms, t) >= SNIPPET_TERMS
+            && !t.chars().any(|ch| ('\u{2500}'..='\u{257f}').contains(&ch))
+            && !shows_an_error(t)
+            && term_share(&terms(t), question) <= SNIPPET_ECHO
+    });
+    if let Some(c) = snippet.filter(|_| !(wants_code || fixes || has_code)) {
+        if let Kind::Code { lang } = &c.passage.kind {
+            // Added to the sentences, none dropped: a later sentence may be the only quote of
+            // the section that answers.
+            quotes.push(Quote {
+                source: c.source,
+                text: c.passage.text.clone(),
+                form: Form::Code { lang: lang.clone() },
+                intro: None,
+                score: c.score(),
+            });
+        }
+    }
     if (wants_code || fixes) && !has_code {
-        let first_source = quotes.first().map_or(0, |q| q.source);
         let quoted = |s: usize| style.prefer_code && quotes.iter().any(|q| q.source == s);
         let empty = quotes.is_empty();
         let pick = code
@@ -1176,6 +1217,36 @@ mod tests {
             steps.text,
             "Log out of your Ubuntu session.\nSelect Ubuntu on Xorg from the menu."
         );
+    }
+
+    #[test]
+    fn a_short_snippet_naming_the_question_is_quoted_with_the_sentence() {
+        let sources = vec![src(
+            1,
+            "You can enable this UI feature that automatically hides the navbar when a user starts scrolling down the page.\n\n```js\nexport default {\n  themeConfig: {\n    navbar: {\n      hideOnScroll: true,\n    },\n  },\n};\n```",
+        )];
+        let q = choose(
+            "navbar that hides when scrolling down",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert_eq!(q.len(), 2, "{q:?}");
+        assert!(q[1].text.contains("hideOnScroll: true"), "{q:?}");
+        // The error the reader pasted is not its answer.
+        let error = vec![src(
+            1,
+            "Docusaurus guards your config from unknown fields, which you can declare under customFields.\n\n```text\nError: The field(s) 'foo' are not recognized in docusaurus.config.js\n```",
+        )];
+        let q = choose(
+            "Error: The field(s) 'foo' are not recognized in docusaurus.config.js",
+            &error,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(q.iter().all(|q| q.code_lang().is_none()), "{q:?}");
     }
 
     #[test]
