@@ -506,8 +506,8 @@ pub fn choose(
             .filter(|c| !absorbed.contains(&(c.source, c.order)))
             .map(|c| {
                 let text = &sources[c.source].text;
-                // "This can be useful …" is quoted after the sentence it leans on, unless that one is
-                // quoted already.
+                // "This can be useful …" is quoted after the sentence it leans on, unless that
+                // one is quoted already.
                 let sentence = match antecedent(text, &c.passage.text) {
                     Some(prev)
                         if !chosen
@@ -518,15 +518,15 @@ pub fn choose(
                     }
                     _ => c.passage.text.clone(),
                 };
-                // A troubleshooting entry's symptom matches the reader's question, but says nothing they do
-                // not know: it is quoted with the entry's answer (its cause or fix), or the answer alone when
-                // the two do not fit in one quote.
+                // A troubleshooting entry's symptom matches the reader's question but says
+                // nothing they do not know: it is quoted with the entry's answer (its cause or
+                // fix), or the answer alone when the two do not fit in one quote.
                 let sentence = match answer_to(c).map(|a| a.passage.text.as_str()) {
                     Some(answer)
                         if sentence.chars().count() + 2 + answer.chars().count()
                             <= MAX_SENTENCE_CHARS =>
                     {
-                        // Two lines of the book: a label line without closing punctuation gets a full stop.
+                        // Two lines of the book: a label without closing punctuation gets a stop.
                         let stop = if ends_sentence(&sentence) { "" } else { "." };
                         format!("{sentence}{stop} {answer}")
                     }
@@ -542,44 +542,13 @@ pub fn choose(
                 }
             }),
     );
+    // A troubleshooting entry's fix, with the steps listed under it, after its symptom or cause.
+    if let Some(first) = chosen.first().filter(|c| troubleshooting[c.source]) {
+        quote_fix(first, &sources[first.source].text, &mut quotes);
+    }
     // A code block: for how-to questions (or a reader who wants examples) from the best source
     // that has one, and whenever the sections have no prose to quote at all (command-only
     // sections). Examples come from any quoted section.
-    // A troubleshooting entry's fix, with the steps listed under it ("Solution: Switch from Wayland
-    // to X11." and how), after the entry's symptom or cause.
-    if let Some(first) = chosen.first().filter(|c| troubleshooting[c.source]) {
-        if let Some((fix, steps)) = fix_of(&sources[first.source].text, &first.passage.text) {
-            let said = |t: &str| quotes.iter().any(|q| q.text.contains(t));
-            // One step is the fix's first line, not its steps ("Check if frames exist:" and code).
-            if steps.len() > 1 {
-                // The fix's line leads into its steps: not quoted a second time on its own.
-                quotes.retain(|q| !(q.is_sentence() && q.text == fix));
-                quotes.push(Quote {
-                    source: first.source,
-                    text: steps
-                        .iter()
-                        .map(|s| cut_at_word(s, MAX_CELL_CHARS))
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                    form: Form::List,
-                    intro: Some(fix),
-                    score: first.score(),
-                });
-            } else if !said(&fix)
-                && fix
-                    .split_once(':')
-                    .is_some_and(|(_, r)| !r.trim().is_empty())
-            {
-                quotes.push(Quote {
-                    source: first.source,
-                    text: cut_at_word(&fix, MAX_SENTENCE_CHARS),
-                    form: Form::Sentence,
-                    intro: None,
-                    score: first.score(),
-                });
-            }
-        }
-    }
     // A troubleshooting entry's fix is often a command block ("Solution:" and the commands): it is
     // quoted with the entry's cause, whatever the question's wording.
     let has_code = quotes.iter().any(|q| q.code_lang().is_some());
@@ -587,21 +556,8 @@ pub fn choose(
     let fixes = quotes
         .first()
         .is_some_and(|q| troubleshooting.get(q.source) == Some(&true));
-    // A short snippet of the first quote's section that itself names the question's terms (a
-    // config key, a command) is the answer's other half, whatever the question's wording: "hide the
-    // navbar on scroll" is answered by the sentence and `hideOnScroll: true`. Drawings in text
-    // (box-drawing characters) are not snippets, nor is an error's output, which holds the
-    // question's terms because the reader pasted it.
     let first_source = quotes.first().map_or(0, |q| q.source);
-    let snippet = code.iter().find(|c| {
-        let t = &c.passage.text;
-        c.source == first_source
-            && t.lines().count() <= SNIPPET_LINES
-            && term_share(&q_terms, t) >= SNIPPET_TERMS
-            && !t.chars().any(|ch| ('\u{2500}'..='\u{257f}').contains(&ch))
-            && !shows_an_error(t)
-            && term_share(&terms(t), question) <= SNIPPET_ECHO
-    });
+    let snippet = snippet(&code, first_source, &q_terms, question);
     if let Some(c) = snippet.filter(|_| !(wants_code || fixes || has_code)) {
         if let Kind::Code { lang } = &c.passage.kind {
             // Added to the sentences, none dropped: a later sentence may be the only quote of
@@ -649,6 +605,65 @@ pub fn choose(
     }
     quotes.sort_by_key(|q| q.source);
     quotes
+}
+
+/// Adds the fix of the troubleshooting entry that `first` (the first quote: its symptom or cause)
+/// belongs to in `text`: the fix's line with the steps listed under it ("Solution: Switch from
+/// Wayland to X11." and how), or the one-line fix when it is not quoted yet.
+fn quote_fix(first: &Cand, text: &str, quotes: &mut Vec<Quote>) {
+    let Some((fix, steps)) = fix_of(text, &first.passage.text) else {
+        return;
+    };
+    // One step is the fix's first line, not its steps ("Check if frames exist:" and code).
+    if steps.len() > 1 {
+        // The fix's line leads into its steps: not quoted a second time on its own.
+        quotes.retain(|q| !(q.is_sentence() && q.text == fix));
+        quotes.push(Quote {
+            source: first.source,
+            text: steps
+                .iter()
+                .map(|s| cut_at_word(s, MAX_CELL_CHARS))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            form: Form::List,
+            intro: Some(fix),
+            score: first.score(),
+        });
+    } else if !quotes.iter().any(|q| q.text.contains(&fix))
+        && fix
+            .split_once(':')
+            .is_some_and(|(_, r)| !r.trim().is_empty())
+    {
+        quotes.push(Quote {
+            source: first.source,
+            text: cut_at_word(&fix, MAX_SENTENCE_CHARS),
+            form: Form::Sentence,
+            intro: None,
+            score: first.score(),
+        });
+    }
+}
+
+/// A short code block of section `source` that itself names the question's terms (a config key,
+/// a command): the answer's other half, whatever the question's wording ("hide the navbar on
+/// scroll" is answered by the sentence and `hideOnScroll: true`). Drawings in text (box-drawing
+/// characters) are not snippets, nor is an error's output or a block made mostly of the question's
+/// own words, which the reader pasted.
+fn snippet<'a>(
+    code: &'a [Cand],
+    source: usize,
+    q_terms: &[String],
+    question: &str,
+) -> Option<&'a Cand> {
+    code.iter().find(|c| {
+        let t = &c.passage.text;
+        c.source == source
+            && t.lines().count() <= SNIPPET_LINES
+            && term_share(q_terms, t) >= SNIPPET_TERMS
+            && !t.chars().any(|ch| ('\u{2500}'..='\u{257f}').contains(&ch))
+            && !shows_an_error(t)
+            && term_share(&terms(t), question) <= SNIPPET_ECHO
+    })
 }
 
 /// The best block of section `top` (its index among the sources, and the source) by the question's
