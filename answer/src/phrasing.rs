@@ -1068,15 +1068,17 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     // "Plan Generation", "Launch Configuration": a verb before a noun made from a verb.
     // "Access Token", "Design Principles": words the book itself writes as a thing ("an access
     // token").
+    // "Structure of the Book", "Control of Humanoids": a verb's form followed by "of" is a noun.
     let thing = reader
-        && (NOUN_MODIFIERS.contains(&first)
-            && lower_words.get(1).is_some_and(|w| {
-                THING_NOUNS.contains(&w.as_str())
-                    || (w.len() > 5
-                        && ["tion", "ment", "ance", "ence"]
-                            .iter()
-                            .any(|e| w.ends_with(e)))
-            })
+        && (lower_words.get(1).is_some_and(|w| w == "of")
+            || NOUN_MODIFIERS.contains(&first)
+                && lower_words.get(1).is_some_and(|w| {
+                    THING_NOUNS.contains(&w.as_str())
+                        || (w.len() > 5
+                            && ["tion", "ment", "ance", "ence"]
+                                .iter()
+                                .any(|e| w.ends_with(e)))
+                })
             || lower_words.get(1).is_some_and(|w| {
                 let pair = format!("{first} {w}");
                 COMPOUND_NOUNS.contains(&pair.as_str()) || noun_compound(&pair)
@@ -1501,6 +1503,19 @@ fn counted_phrase(phrase: &[&str], counted: &[String], single_ok: bool) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verb_before_of_names_a_thing() {
+        // Was "How do I structure of the Book?".
+        assert_eq!(
+            follow_up("Structure of the Book").as_deref(),
+            Some("What is the Structure of the Book?")
+        );
+        assert_eq!(
+            follow_up("Install ROS 2").as_deref(),
+            Some("How do I install ROS 2?")
+        );
+    }
 
     #[test]
     fn a_task_with_an_unknown_verb_is_not_asked_as_a_thing() {
