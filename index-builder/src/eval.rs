@@ -28,6 +28,10 @@ pub struct Labelled {
     /// The book does not answer it: it should be refused.
     #[serde(default)]
     pub out_of_scope: bool,
+    /// The book's own words an answer must show for the reader to be answered (any one of them;
+    /// from `eval/answer-keys/`, see [`attach_answer_keys`]). Empty: not labelled.
+    #[serde(default)]
+    pub keys: Vec<String>,
 }
 
 /// Another section that answers a question equally well.
@@ -42,6 +46,57 @@ pub struct Target {
 /// Reads a JSON-lines question file.
 pub fn read_questions(path: &Path) -> Result<Vec<Labelled>> {
     read_json_lines(path, "labelled question")
+}
+
+/// The answer keys of one labelled question (`eval/answer-keys/<book>.jsonl`): verbatim phrases of
+/// the book (a value, an option, a command, a cause), any of which shown in an answer means the
+/// reader got the answer, not only the right section.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AnswerKeys {
+    /// The labelled question's id.
+    pub id: String,
+    /// The phrases, any one of them answers.
+    pub keys: Vec<String>,
+}
+
+/// Reads an answer-key file and attaches each question's keys; an id the questions do not have is
+/// an error (a key file out of step with its questions would measure nothing).
+pub fn attach_answer_keys(questions: &mut [Labelled], path: &Path) -> Result<()> {
+    for k in read_json_lines::<AnswerKeys>(path, "answer-key line")? {
+        let q = questions
+            .iter_mut()
+            .find(|q| q.id == k.id)
+            .with_context(|| format!("{}: no labelled question {}", path.display(), k.id))?;
+        q.keys = k.keys;
+    }
+    Ok(())
+}
+
+/// Text as keys are matched: Markdown's emphasis and code marks and link targets dropped,
+/// lowercase, whitespace collapsed.
+fn key_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    // `[words](target)` → `words`.
+    while let Some(open) = rest.find("](") {
+        let close = rest[open..].find(')').map_or(rest.len(), |c| open + c + 1);
+        out.push_str(&rest[..open]);
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out.replace(['`', '*', '[', ']'], "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Whether `shown` (a quote's text, with its lead-in) holds one of `keys`.
+pub fn shows_key(shown: &str, keys: &[String]) -> bool {
+    let shown = key_text(shown);
+    keys.iter()
+        .map(|k| key_text(k))
+        .any(|k| !k.is_empty() && shown.contains(&k))
 }
 
 /// Reads a JSON-lines file of `T`, one per non-empty line; a bad line is an error naming it as
@@ -334,6 +389,17 @@ pub struct AnswerMetrics {
     pub answerable: usize,
     /// Slowest excerpt building (compose only, after the search), in milliseconds.
     pub max_compose_ms: f32,
+    /// Answerable questions with answer keys (`eval/answer-keys/`).
+    pub keyed: usize,
+    /// Of those, answers whose quotes show a key (a refusal shows none).
+    pub key_shown: usize,
+    /// Of those, answers whose first quote shows a key.
+    pub key_first: usize,
+    /// Keyed questions whose first quote comes from a gold section (where the quoted lines, not
+    /// the ranking, decide whether the answer shows)…
+    pub keyed_gold_first: usize,
+    /// …and of those, answers whose quotes show a key.
+    pub key_shown_gold_first: usize,
     /// Distinct follow-up questions offered under the answers.
     pub follow_ups: usize,
     /// Of those, follow-ups the book answers when a reader clicks them (not refused, same phase).
@@ -355,6 +421,22 @@ impl AnswerMetrics {
     /// in the top 5.
     pub fn gold_shown_rate(&self) -> f32 {
         share(self.gold_shown, self.gold_in_top5)
+    }
+
+    /// Share of keyed questions whose answer shows a key, in any quote.
+    pub fn key_shown_rate(&self) -> f32 {
+        share(self.key_shown, self.keyed)
+    }
+
+    /// Share of keyed questions whose first quote shows a key.
+    pub fn key_first_rate(&self) -> f32 {
+        share(self.key_first, self.keyed)
+    }
+
+    /// Share of keyed questions whose first quote is from gold that show a key: how well the lines
+    /// of the right section are chosen.
+    pub fn key_shown_gold_first_rate(&self) -> f32 {
+        share(self.key_shown_gold_first, self.keyed_gold_first)
     }
 
     /// Share of the follow-ups offered that the book answers when clicked.
@@ -424,6 +506,25 @@ pub fn answer_metrics_graded(
         };
         if !a.refused && a.sources.is_empty() {
             m.dead_ends += 1;
+        }
+        if !q.keys.is_empty() {
+            let shows = |qt: &book_answer::Quote| {
+                let shown = format!("{}\n{}", qt.intro.as_deref().unwrap_or(""), qt.text);
+                shows_key(&shown, &q.keys)
+            };
+            let shown = a.quotes.iter().any(shows);
+            m.keyed += 1;
+            m.key_shown += usize::from(shown);
+            m.key_first += usize::from(a.quotes.first().is_some_and(shows));
+            let first_gold = a
+                .quotes
+                .first()
+                .and_then(|qt| a.sources.get(qt.source))
+                .is_some_and(|s| is_gold(s.chunk));
+            if first_gold {
+                m.keyed_gold_first += 1;
+                m.key_shown_gold_first += usize::from(shown);
+            }
         }
         follow_ups.extend(a.suggestions.iter().cloned());
         if found.sources.iter().take(5).any(|s| is_gold(s.chunk)) {
