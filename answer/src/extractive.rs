@@ -8,7 +8,7 @@ use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
     antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label, passages,
-    restates_problem, with_its_list, Block, Kind, Label, Passage,
+    restates_problem, successor, with_its_list, Block, Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::terms;
@@ -219,9 +219,64 @@ pub fn asks_how_to(question: &str) -> bool {
         "bridge",
         "write",
     ];
+    // A reader's goal said as an order ("make the app sweep by default", "hide the toggle") asks
+    // how to do it as much as "how do I …" does.
+    const DOING: &[&str] = &[
+        "add",
+        "allow",
+        "avoid",
+        "build",
+        "change",
+        "customize",
+        "deploy",
+        "disable",
+        "drop",
+        "enable",
+        "force",
+        "generate",
+        "get",
+        "hide",
+        "host",
+        "keep",
+        "let",
+        "load",
+        "log",
+        "make",
+        "move",
+        "pass",
+        "pick",
+        "put",
+        "remove",
+        "rename",
+        "render",
+        "replace",
+        "set",
+        "share",
+        "show",
+        "skip",
+        "stop",
+        "submit",
+        "swap",
+        "switch",
+        "turn",
+        "use",
+    ];
+    let first = q.split_whitespace().next().unwrap_or("");
     OPENERS.iter().any(|o| q.starts_with(o))
+        || DOING.contains(&first)
         || [
-            "command", "syntax", "snippet", "code for", "how do i", "how to",
+            "command",
+            "syntax",
+            "snippet",
+            "code for",
+            "how do i",
+            "how to",
+            "how can",
+            "can i ",
+            "is there a way",
+            "want to",
+            "i want",
+            "i need",
         ]
         .iter()
         .any(|w| q.contains(w))
@@ -499,6 +554,13 @@ pub fn choose(
         .filter_map(|c| answer_to(c))
         .map(|a| (a.source, a.order))
         .collect();
+    let next_of_first = chosen.first().and_then(|c| {
+        successor(&sources[c.source].text, &c.passage.text).filter(|next| {
+            !chosen
+                .iter()
+                .any(|o| o.source == c.source && &o.passage.text == next)
+        })
+    });
     let mut quotes: Vec<Quote> = lead.into_iter().collect();
     quotes.extend(
         chosen
@@ -533,6 +595,18 @@ pub fn choose(
                     Some(answer) => answer.to_string(),
                     None => sentence,
                 };
+                // The first quote goes on with the sentence after it: the sentence that matched the
+                // question best often only restates it, and the next one answers.
+                let sentence = match &next_of_first {
+                    Some(next)
+                        if std::ptr::eq(*c, chosen[0])
+                            && sentence.chars().count() + 1 + next.chars().count()
+                                <= MAX_SENTENCE_CHARS =>
+                    {
+                        format!("{sentence} {next}")
+                    }
+                    _ => sentence,
+                };
                 Quote {
                     source: c.source,
                     text: cut_at_word(&with_its_list(text, &sentence), MAX_SENTENCE_CHARS),
@@ -551,6 +625,38 @@ pub fn choose(
     // sections). Examples come from any quoted section.
     // A troubleshooting entry's fix is often a command block ("Solution:" and the commands): it is
     // quoted with the entry's cause, whatever the question's wording.
+    // A first quote that ends leaning forward ("In this case, you can set the pagination links
+    // with front matter:") announces the block after it: that block is its answer.
+    let announced = chosen.first().and_then(|c| {
+        let quoted = quotes
+            .iter()
+            .find(|q| q.source == c.source && q.is_sentence())?;
+        if !quoted.text.ends_with(':') {
+            return None;
+        }
+        let last = next_of_first
+            .as_deref()
+            .filter(|n| quoted.text.ends_with(n))
+            .and_then(|n| {
+                prose
+                    .iter()
+                    .find(|p| p.source == c.source && p.passage.text == n)
+            })
+            .map_or(c.order, |p| p.order);
+        code.iter()
+            .find(|k| k.source == c.source && k.passage.intro == Some(last))
+    });
+    if let Some(k) = announced.filter(|_| !quotes.iter().any(|q| q.code_lang().is_some())) {
+        if let Kind::Code { lang } = &k.passage.kind {
+            quotes.push(Quote {
+                source: k.source,
+                text: code_window(&k.passage.text, &q_terms),
+                form: Form::Code { lang: lang.clone() },
+                intro: None,
+                score: k.score(),
+            });
+        }
+    }
     let has_code = quotes.iter().any(|q| q.code_lang().is_some());
     let wants_code = how_to || style.prefer_code || quotes.is_empty();
     let fixes = quotes
@@ -1162,6 +1268,76 @@ mod tests {
         assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
         let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
+    }
+
+    #[test]
+    fn the_first_quote_goes_on_with_the_sentence_that_answers() {
+        let sources = vec![src(
+            1,
+            "The blog sidebar displays recent blog posts. The default number of items shown is 5, but you can customize it with the `blogSidebarCount` option.\n\nYou can also alter the sidebar heading text with the `blogSidebarTitle` option.",
+        )];
+        let q = choose(
+            "blog sidebar only lists 5 recent posts, want all of them",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(
+            q[0].text.starts_with("The blog sidebar displays recent blog posts. The default number of items shown is 5"),
+            "{q:?}"
+        );
+        // The continuation is not quoted a second time on its own.
+        assert_eq!(
+            q.iter()
+                .filter(|x| x.text.contains("The default number"))
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_quote_leaning_forward_has_its_block_quoted() {
+        // The first code block holds more of the question's words; the block the quoted sentence
+        // announces ("… with front matter:") is the answer.
+        let sources = vec![src(
+            1,
+            "The pagination next link on windows points to linux, but you want readers to go to getting started. In this case, set the pagination links with front matter:\n\n```md\n---\npagination_next: getting-started\n---\n```\n\n```js\nexport default { installation: ['windows', 'linux', 'macos'], next: 'getting-started' };\n```",
+        )];
+        let q = choose(
+            "the next link on my windows page goes to linux, I want getting started",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        let code = q
+            .iter()
+            .find(|q| q.code_lang().is_some())
+            .expect("code quoted");
+        assert!(
+            code.text.contains("pagination_next: getting-started"),
+            "{q:?}"
+        );
+    }
+
+    #[test]
+    fn a_goal_said_as_an_order_asks_how_to() {
+        for q in [
+            "make the app sweep by default without passing -m each time",
+            "hide the light/dark toggle",
+            "can I run the dev server with https?",
+            "I need the feed to list every post",
+        ] {
+            assert!(asks_how_to(q), "{q}");
+        }
+        for q in [
+            "what is a node?",
+            "why does my build fail?",
+            "difference between docs and blog",
+        ] {
+            assert!(!asks_how_to(q), "{q}");
+        }
     }
 
     #[test]

@@ -378,6 +378,31 @@ pub fn antecedent(text: &str, sentence: &str) -> Option<String> {
     })?
 }
 
+/// The sentence after `sentence` in its paragraph of `text`: a sentence that sets the scene ("The
+/// blog sidebar displays recent blog posts.") is followed there by what the reader came for ("The
+/// default number of items shown is 5, but you can customize with the `blogSidebarCount`
+/// option"). `None` when the sentence ends its paragraph, sits in a list, or the next sentence is
+/// not quotable prose.
+pub fn successor(text: &str, sentence: &str) -> Option<String> {
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let wanted = flat(sentence);
+    text.split("\n\n").find_map(|para| {
+        let lines: Vec<&str> = para.lines().map(str::trim).collect();
+        let joined = flat(para);
+        let at = joined.find(&wanted)?;
+        let list = lines
+            .iter()
+            .any(|l| strip_list_marker(l).len() != l.len() || is_table_row(l));
+        if list || lines.iter().any(|l| l.starts_with("```")) {
+            return Some(None);
+        }
+        let next = sentences(joined[at + wanted.len()..].trim())
+            .into_iter()
+            .next()?;
+        Some((ends_sentence(&next) && is_quotable(&next)).then_some(next))
+    })?
+}
+
 /// What the label opening a line of a troubleshooting entry says: the problem ("Symptom: …",
 /// "Error: …") or what answers it ("Cause: …", "Solution:").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -528,14 +553,9 @@ pub fn restates_problem(sentence: &str) -> bool {
 /// reader's question ("Symptom: Goal accepted, but no feedback callbacks triggered"), and the
 /// answer is the cause and the fix.
 pub fn is_troubleshooting(text: &str) -> bool {
-    let (mut problem, mut answers, mut in_code) = (false, 0, false);
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            in_code = !in_code;
-            continue;
-        }
-        match label(t).filter(|_| !in_code) {
+    let (mut problem, mut answers) = (false, 0);
+    for line in crate::text::prose_lines(text) {
+        match label(line.trim()) {
             Some(Label::Problem) => problem = true,
             Some(Label::Answer) => answers += 1,
             None => {}
@@ -1169,6 +1189,28 @@ mod tests {
         assert_eq!(antecedent(list, "It will then appear in the menu."), None);
         let long = format!("{} word. It is short.", "A very long sentence".repeat(20));
         assert_eq!(antecedent(&long, "It is short."), None);
+    }
+
+    #[test]
+    fn the_sentence_after_is_found_in_its_paragraph() {
+        let text = "The blog sidebar displays recent blog posts. The default number of items shown is 5, but you can customize it with `blogSidebarCount`.\n\nAnother paragraph starts here and goes on.";
+        assert_eq!(
+            successor(text, "The blog sidebar displays recent blog posts.").as_deref(),
+            Some("The default number of items shown is 5, but you can customize it with `blogSidebarCount`.")
+        );
+        // The last sentence of a paragraph has none (the next paragraph is another topic), nor
+        // does a list item, nor a sentence followed by a fragment.
+        assert_eq!(
+            successor(text, "The default number of items shown is 5, but you can customize it with `blogSidebarCount`."),
+            None
+        );
+        let list = "- Install the package first and wait.\n- Then restart the server to apply it.";
+        assert_eq!(successor(list, "Install the package first and wait."), None);
+        let fragment = "Set the option in your config file. See below";
+        assert_eq!(
+            successor(fragment, "Set the option in your config file."),
+            None
+        );
     }
 
     #[test]
