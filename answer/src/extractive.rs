@@ -1248,23 +1248,26 @@ mod tests {
         assert_eq!(q[0].source, 0);
     }
 
+    /// The quotes for `question` with the default style, before the encoder has loaded.
+    fn quotes(question: &str, sources: &[Source]) -> Vec<Quote> {
+        choose(question, sources, None, None, &Style::default())
+    }
+
+    /// The quoted code block.
+    fn code_of(q: &[Quote]) -> &Quote {
+        q.iter()
+            .find(|q| q.code_lang().is_some())
+            .expect("code quoted")
+    }
+
     #[test]
     fn how_to_quotes_the_command_block() {
         let sources = vec![src(
             1,
             "The bridge connects Gazebo transport topics to ROS 2.\n\n```bash\nros2 run ros_gz_bridge parameter_bridge /chatter@std_msgs/msg/String@gz.msgs.StringMsg\n```",
         )];
-        let q = choose(
-            "How do I bridge Gazebo topics to ROS 2?",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
-        let code = q
-            .iter()
-            .find(|q| q.code_lang().is_some())
-            .expect("code quoted");
+        let q = quotes("How do I bridge Gazebo topics to ROS 2?", &sources);
+        let code = code_of(&q);
         assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
         let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
@@ -1276,12 +1279,9 @@ mod tests {
             1,
             "The blog sidebar displays recent blog posts. The default number of items shown is 5, but you can customize it with the `blogSidebarCount` option.\n\nYou can also alter the sidebar heading text with the `blogSidebarTitle` option.",
         )];
-        let q = choose(
+        let q = quotes(
             "blog sidebar only lists 5 recent posts, want all of them",
             &sources,
-            None,
-            None,
-            &Style::default(),
         );
         assert!(
             q[0].text.starts_with("The blog sidebar displays recent blog posts. The default number of items shown is 5"),
@@ -1304,17 +1304,11 @@ mod tests {
             1,
             "The pagination next link on windows points to linux, but you want readers to go to getting started. In this case, set the pagination links with front matter:\n\n```md\n---\npagination_next: getting-started\n---\n```\n\n```js\nexport default { installation: ['windows', 'linux', 'macos'], next: 'getting-started' };\n```",
         )];
-        let q = choose(
+        let q = quotes(
             "the next link on my windows page goes to linux, I want getting started",
             &sources,
-            None,
-            None,
-            &Style::default(),
         );
-        let code = q
-            .iter()
-            .find(|q| q.code_lang().is_some())
-            .expect("code quoted");
+        let code = code_of(&q);
         assert!(
             code.text.contains("pagination_next: getting-started"),
             "{q:?}"
