@@ -13,8 +13,8 @@ pub enum Piece {
 const MAX_GROUP_LEN: usize = 24;
 
 /// Tries to read a citation group at the start of `s` (which begins with `[`); returns its numbers
-/// (all of them, valid or not) and its byte length.
-fn read_group(s: &str) -> Option<(Vec<usize>, usize)> {
+/// (all of them, valid or not) and its byte length. `line_start`: the group opens its line.
+fn read_group(s: &str, line_start: bool) -> Option<(Vec<usize>, usize)> {
     let end = s[1..].find(']')? + 1;
     if end > MAX_GROUP_LEN {
         return None;
@@ -35,9 +35,10 @@ fn read_group(s: &str) -> Option<(Vec<usize>, usize)> {
         }
         nums.push(p.parse::<usize>().ok()?);
     }
-    // `[1](url)` is a Markdown link and `[1]: url` a reference definition, not citations.
+    // `[1](url)` is a Markdown link and `[1]: url` opening a line a reference definition, not
+    // citations ("From [3]:" before a quoted block cites source 3).
     let after = &s[end + 1..];
-    if after.starts_with('(') || after.starts_with(':') {
+    if after.starts_with('(') || (line_start && after.starts_with(':')) {
         return None;
     }
     Some((nums, end + 1))
@@ -52,7 +53,10 @@ pub fn split(text: &str, n_sources: usize) -> Vec<Piece> {
     while i < text.len() {
         let rest = &text[i..];
         if rest.starts_with('[') {
-            if let Some((nums, len)) = read_group(rest) {
+            // A reference definition may be indented up to three spaces.
+            let line = text[..i].rsplit('\n').next().unwrap_or("");
+            let line_start = line.len() <= 3 && line.chars().all(|c| c == ' ');
+            if let Some((nums, len)) = read_group(rest, line_start) {
                 let mut valid: Vec<usize> = Vec::new();
                 for n in nums {
                     if n >= 1 && n <= n_sources && !valid.contains(&n) {
@@ -172,6 +176,7 @@ mod tests {
             "see [the docs](http://x)",
             "[1](http://x)",
             "[1]: http://x",
+            "Text.\n  [2]: http://x",
             "array[i]",
             "[a, b]",
             "[]",
@@ -180,6 +185,14 @@ mod tests {
         ] {
             assert_eq!(split(s, 3), vec![t(s)], "{s}");
         }
+    }
+
+    #[test]
+    fn a_citation_before_a_colon_mid_line_cites() {
+        // An excerpt answer introduces a quoted block with "From [3]:": source 3 is cited (and
+        // listed under the answer), unlike a reference definition opening its line.
+        assert_eq!(cited("From [3]:\n\n```python\nx = 1\n```", 3), vec![3]);
+        assert_eq!(cited("[3]: http://x", 3), Vec::<usize>::new());
     }
 
     #[test]
