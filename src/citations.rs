@@ -103,9 +103,45 @@ pub fn split(text: &str, n_sources: usize) -> Vec<Piece> {
     pieces
 }
 
-/// The valid source numbers cited anywhere in `text`, ascending.
+/// `text` without its code: fenced blocks and inline code spans, where `data[2]` indexes an array
+/// and cites nothing (the answer's renderer splits citations out of plain text only, so the sources
+/// listed must be read the same way).
+fn without_code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<&str> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| t.starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(f), Some(m)) if f == m => fence = None,
+            (None, None) => {
+                // Inline code: text between matching runs of backticks.
+                let mut rest = line;
+                while let Some(open) = rest.find('`') {
+                    out.push_str(&rest[..open]);
+                    let run = rest[open..].chars().take_while(|&c| c == '`').count();
+                    let after = &rest[open + run..];
+                    match after.find(&"`".repeat(run)) {
+                        Some(close) => rest = &after[close + run..],
+                        None => {
+                            out.push_str(&rest[open..open + run]);
+                            rest = after;
+                        }
+                    }
+                }
+                out.push_str(rest);
+                out.push('\n');
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The valid source numbers cited in `text` outside its code, ascending.
 pub fn cited(text: &str, n_sources: usize) -> Vec<usize> {
-    let mut out: Vec<usize> = split(text, n_sources)
+    let mut out: Vec<usize> = split(&without_code(text), n_sources)
         .into_iter()
         .filter_map(|p| match p {
             Piece::Cite(v) => Some(v),
@@ -193,6 +229,14 @@ mod tests {
         // listed under the answer), unlike a reference definition opening its line.
         assert_eq!(cited("From [3]:\n\n```python\nx = 1\n```", 3), vec![3]);
         assert_eq!(cited("[3]: http://x", 3), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn code_cites_nothing() {
+        let answer = "“Read the joint state” [1]\n\nFrom [1]:\n\n```python\nq = msg.position[2]\n```\n\nUse `data[3]` for the last one.";
+        assert_eq!(cited(answer, 3), vec![1]);
+        // An unclosed backtick is text.
+        assert_eq!(cited("a ` b [2]", 3), vec![2]);
     }
 
     #[test]
