@@ -157,6 +157,9 @@ struct Cand {
     passage: Passage,
     lexical: f32,
     meaning: Option<f32>,
+    /// For a code block: what a quote of it shows ([`code_window`] for the question), kept from
+    /// scoring so it is worked out once.
+    window: Option<String>,
     /// A question, a lead-in whose list is missing, or a sentence of a section that points
     /// elsewhere (objectives, next steps, a quiz): quoted first only when its section, the
     /// best-ranked, has nothing better, and never as a later quote.
@@ -164,6 +167,11 @@ struct Cand {
 }
 
 impl Cand {
+    /// What a quote of the candidate shows: a code block's window, a sentence whole.
+    fn shown(&self) -> &str {
+        self.window.as_deref().unwrap_or(&self.passage.text)
+    }
+
     fn score(&self) -> f32 {
         let base = match self.meaning {
             Some(cos) => 0.7 * cos + 0.3 * self.lexical,
@@ -394,6 +402,8 @@ pub fn choose(
         let ps = passages(&src.text);
         let pointing = pointing[si];
         for (order, p) in ps.iter().enumerate() {
+            let window =
+                matches!(p.kind, Kind::Code { .. }).then(|| code_window(&p.text, &q_terms));
             let lexical = match (&p.kind, p.intro) {
                 // A block is scored on what a quote of it shows (its window, with its lead-in): a
                 // long script holds every word somewhere, a short command the few that matter.
@@ -401,10 +411,8 @@ pub fn choose(
                     let intro = intro
                         .and_then(|i| ps.get(i))
                         .map_or("", |x| x.text.as_str());
-                    term_share(
-                        &q_terms,
-                        &format!("{intro}\n{}", code_window(&p.text, &q_terms)),
-                    )
+                    let shown = window.as_deref().unwrap_or(&p.text);
+                    term_share(&q_terms, &format!("{intro}\n{shown}"))
                 }
                 _ => {
                     let bonus = if definition && defines(&p.text, &q_terms) {
@@ -421,6 +429,7 @@ pub fn choose(
                 passage: p.clone(),
                 lexical,
                 meaning: None,
+                window,
                 // A question or a lead-in ("… is a script that:") answers nothing by itself.
                 weak: p.text.ends_with(['?', ':']) || pointing,
             };
@@ -650,7 +659,7 @@ pub fn choose(
         if let Kind::Code { lang } = &k.passage.kind {
             quotes.push(Quote {
                 source: k.source,
-                text: code_window(&k.passage.text, &q_terms),
+                text: k.shown().to_string(),
                 form: Form::Code { lang: lang.clone() },
                 intro: None,
                 score: k.score(),
@@ -701,7 +710,7 @@ pub fn choose(
                 }
                 quotes.push(Quote {
                     source: c.source,
-                    text: code_window(&c.passage.text, &q_terms),
+                    text: c.shown().to_string(),
                     form: Form::Code { lang: lang.clone() },
                     intro: None,
                     score: c.score(),
@@ -836,7 +845,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
         if let Kind::Code { lang } = &c.passage.kind {
             consider(Quote {
                 source,
-                text: code_window(&c.passage.text, q_terms),
+                text: c.shown().to_string(),
                 form: Form::Code { lang: lang.clone() },
                 intro: None,
                 score: c.lexical,
