@@ -563,13 +563,17 @@ pub fn choose(
         .filter_map(|c| answer_to(c))
         .map(|a| (a.source, a.order))
         .collect();
-    let next_of_first = chosen.first().and_then(|c| {
-        successor(&sources[c.source].text, &c.passage.text).filter(|next| {
-            !chosen
-                .iter()
-                .any(|o| o.source == c.source && &o.passage.text == next)
-        })
-    });
+    // A troubleshooting entry's lines are quoted by their own rules (`answer_to`, `quote_fix`).
+    let next_of_first = chosen
+        .first()
+        .filter(|c| !troubleshooting[c.source])
+        .and_then(|c| {
+            successor(&sources[c.source].text, &c.passage.text).filter(|next| {
+                !chosen
+                    .iter()
+                    .any(|o| o.source == c.source && &o.passage.text == next)
+            })
+        });
     let mut quotes: Vec<Quote> = lead.into_iter().collect();
     quotes.extend(
         chosen
@@ -629,11 +633,6 @@ pub fn choose(
     if let Some(first) = chosen.first().filter(|c| troubleshooting[c.source]) {
         quote_fix(first, &sources[first.source].text, &mut quotes);
     }
-    // A code block: for how-to questions (or a reader who wants examples) from the best source
-    // that has one, and whenever the sections have no prose to quote at all (command-only
-    // sections). Examples come from any quoted section.
-    // A troubleshooting entry's fix is often a command block ("Solution:" and the commands): it is
-    // quoted with the entry's cause, whatever the question's wording.
     // A first quote that ends leaning forward ("In this case, you can set the pagination links
     // with front matter:") announces the block after it: that block is its answer.
     let announced = chosen.first().and_then(|c| {
@@ -666,6 +665,11 @@ pub fn choose(
             });
         }
     }
+    // A code block: for how-to questions (or a reader who wants examples) from the best source
+    // that has one, and whenever the sections have no prose to quote at all (command-only
+    // sections). Examples come from any quoted section.
+    // A troubleshooting entry's fix is often a command block ("Solution:" and the commands): it is
+    // quoted with the entry's cause, whatever the question's wording.
     let has_code = quotes.iter().any(|q| q.code_lang().is_some());
     let wants_code = how_to || style.prefer_code || quotes.is_empty();
     let fixes = quotes
@@ -1303,6 +1307,18 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn a_troubleshooting_entry_is_not_continued_twice() {
+        // The entry's lines share a paragraph: its cause is quoted once, with the symptom.
+        let sources = vec![src(
+            1,
+            "Symptom: The robot drifts to the left when driving straight.\nCause: The wheel odometry was never calibrated on this robot.\n\nMore text about driving the robot around the lab safely.",
+        )];
+        let q = quotes("why does my robot drift to the left when driving", &sources);
+        let all: String = q.iter().map(|x| x.text.as_str()).collect();
+        assert_eq!(all.matches("wheel odometry").count(), 1, "{q:?}");
     }
 
     #[test]
