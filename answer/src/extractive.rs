@@ -693,18 +693,21 @@ pub fn choose(
     if (wants_code || fixes) && !has_code {
         let quoted = |s: usize| style.prefer_code && quotes.iter().any(|q| q.source == s);
         let empty = quotes.is_empty();
-        let pick = code
-            .iter()
-            .filter(|c| {
-                c.source == first_source
-                    || (wants_code && (quoted(c.source) || c.lexical > 0.0 || empty))
-            })
-            .min_by(|a, b| {
-                a.source
-                    .cmp(&b.source)
-                    .then(b.lexical.total_cmp(&a.lexical))
-                    .then(a.order.cmp(&b.order))
-            });
+        // A short block of the first quote's section that holds half the question's terms (the
+        // snippet) shows the answer's lines; otherwise the block with the most of its terms.
+        let pick = snippet.or_else(|| {
+            code.iter()
+                .filter(|c| {
+                    c.source == first_source
+                        || (wants_code && (quoted(c.source) || c.lexical > 0.0 || empty))
+                })
+                .min_by(|a, b| {
+                    a.source
+                        .cmp(&b.source)
+                        .then(b.lexical.total_cmp(&a.lexical))
+                        .then(a.order.cmp(&b.order))
+                })
+        });
         if let Some(c) = pick {
             if let Kind::Code { lang } = &c.passage.kind {
                 // With a code block, two sentences are enough.
@@ -1306,6 +1309,23 @@ mod tests {
                 .filter(|x| x.text.contains("The default number"))
                 .count(),
             1
+        );
+    }
+
+    #[test]
+    fn a_how_to_block_is_the_short_one_that_holds_the_question() {
+        // Both blocks hold the question's words; the short call, not the class definitions.
+        let sources = vec![src(
+            1,
+            "The trainer holds a Dataset and an Optimizer instance.\n\n```python\nclass Optimizer:\n    def __init__(self, lr: float) -> None:\n        self.lr = lr\n\nclass Dataset:\n    def __init__(self, name: str) -> None:\n        self.name = name\n\nclass Trainer:\n    def __init__(self, optimizer, dataset) -> None:\n        self.optimizer = optimizer\n        self.dataset = dataset\n```\n\nIt is used like this:\n\n```python\ntrainer = instantiate(cfg.trainer)\nprint(trainer)  # Trainer(optimizer=..., dataset=...)\n```",
+        )];
+        let q = quotes(
+            "build a trainer that holds an optimizer and a dataset in one call",
+            &sources,
+        );
+        assert!(
+            code_of(&q).text.starts_with("trainer = instantiate"),
+            "{q:?}"
         );
     }
 
