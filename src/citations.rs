@@ -108,33 +108,23 @@ pub fn split(text: &str, n_sources: usize) -> Vec<Piece> {
 /// listed must be read the same way).
 fn without_code(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let t = line.trim_start();
-        let marker = ["```", "~~~"].into_iter().find(|m| t.starts_with(m));
-        match (fence, marker) {
-            (None, Some(m)) => fence = Some(m),
-            (Some(f), Some(m)) if f == m => fence = None,
-            (None, None) => {
-                // Inline code: text between matching runs of backticks.
-                let mut rest = line;
-                while let Some(open) = rest.find('`') {
-                    out.push_str(&rest[..open]);
-                    let run = rest[open..].chars().take_while(|&c| c == '`').count();
-                    let after = &rest[open + run..];
-                    match after.find(&"`".repeat(run)) {
-                        Some(close) => rest = &after[close + run..],
-                        None => {
-                            out.push_str(&rest[open..open + run]);
-                            rest = after;
-                        }
-                    }
+    for line in book_answer::text::prose_lines(text) {
+        // Inline code: text between matching runs of backticks.
+        let mut rest = line;
+        while let Some(open) = rest.find('`') {
+            out.push_str(&rest[..open]);
+            let run = rest[open..].chars().take_while(|&c| c == '`').count();
+            let after = &rest[open + run..];
+            match after.find(&"`".repeat(run)) {
+                Some(close) => rest = &after[close + run..],
+                None => {
+                    out.push_str(&rest[open..open + run]);
+                    rest = after;
                 }
-                out.push_str(rest);
-                out.push('\n');
             }
-            _ => {}
         }
+        out.push_str(rest);
+        out.push('\n');
     }
     out
 }

@@ -360,22 +360,16 @@ pub fn antecedent(text: &str, sentence: &str) -> Option<String> {
     {
         return None;
     }
-    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-    let wanted = flat(sentence);
-    text.split("\n\n").find_map(|para| {
-        let lines: Vec<&str> = para.lines().map(str::trim).collect();
-        let list = lines
-            .iter()
-            .any(|l| strip_list_marker(l).len() != l.len() || is_table_row(l));
-        let joined = flat(para);
-        let at = joined.find(&wanted)?;
-        if list || lines.iter().any(|l| l.starts_with("```")) {
-            return Some(None);
-        }
-        let prev = sentences(joined[..at].trim()).pop()?;
-        let fits = prev.chars().count() + 1 + wanted.chars().count() <= MAX_WITH_ANTECEDENT_CHARS;
+    // The sentence's length as quoted: its words, one space apart.
+    let length = sentence
+        .split_whitespace()
+        .map(|w| w.chars().count() + 1)
+        .sum::<usize>();
+    around_in_paragraph(text, sentence, |before, _| {
+        let prev = sentences(before).pop()?;
+        let fits = prev.chars().count() + length <= MAX_WITH_ANTECEDENT_CHARS;
         Some((ends_sentence(&prev) && is_quotable(&prev) && fits).then_some(prev))
-    })?
+    })
 }
 
 /// The sentence after `sentence` in its paragraph of `text`: a sentence that sets the scene ("The
@@ -384,22 +378,34 @@ pub fn antecedent(text: &str, sentence: &str) -> Option<String> {
 /// option"). `None` when the sentence ends its paragraph, sits in a list, or the next sentence is
 /// not quotable prose.
 pub fn successor(text: &str, sentence: &str) -> Option<String> {
+    around_in_paragraph(text, sentence, |_, after| {
+        let next = sentences(after).into_iter().next()?;
+        Some((ends_sentence(&next) && is_quotable(&next)).then_some(next))
+    })
+}
+
+/// Finds `sentence` in the paragraphs of `text` (whitespace aside) and asks `around` about the
+/// paragraph's text before and after it: `None` from `around` passes on to a later paragraph
+/// holding the sentence, `Some(answer)` is the answer. A sentence in a list, a table or beside code
+/// has no neighbours in its paragraph: `None`.
+fn around_in_paragraph(
+    text: &str,
+    sentence: &str,
+    around: impl Fn(&str, &str) -> Option<Option<String>>,
+) -> Option<String> {
     let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let wanted = flat(sentence);
     text.split("\n\n").find_map(|para| {
         let lines: Vec<&str> = para.lines().map(str::trim).collect();
-        let joined = flat(para);
-        let at = joined.find(&wanted)?;
         let list = lines
             .iter()
             .any(|l| strip_list_marker(l).len() != l.len() || is_table_row(l));
+        let joined = flat(para);
+        let at = joined.find(&wanted)?;
         if list || lines.iter().any(|l| l.starts_with("```")) {
             return Some(None);
         }
-        let next = sentences(joined[at + wanted.len()..].trim())
-            .into_iter()
-            .next()?;
-        Some((ends_sentence(&next) && is_quotable(&next)).then_some(next))
+        around(joined[..at].trim(), joined[at + wanted.len()..].trim())
     })?
 }
 
