@@ -1310,7 +1310,7 @@ fn joined(words: &[&str], lower_words: &[String], head: usize, reader: bool) -> 
 /// Detection?" stays as it is when "Activity" is not known to be lowercase, and a name keeps the
 /// whole question in the heading's casing ("What is Sensor Fusion in Isaac Sim?"), so a question
 /// never mixes the two.
-pub fn in_book_case(question: &str, lowercase: &[String], counted: &[String]) -> String {
+pub fn in_book_case(question: &str, lowercase: &[String], counted: &CountedNouns) -> String {
     // Each piece between spaces, the byte range of its letters, and whether they are one
     // capitalized word ("Fusion?" → "Fusion").
     let pieces: Vec<(&str, usize, usize, bool)> = question
@@ -1379,6 +1379,33 @@ const OTHER_PREPOSITIONS: &[&str] = &[
     "toward", "towards", "upon", "versus", "by", "as",
 ];
 
+/// What the book's prose says of its heading words as nouns (`index-builder`'s
+/// `casing::counted_nouns`): which it counts ("a workspace", "an image"), and which of those it
+/// also writes in the plural, kinds of thing with many members ("robots", "categories").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CountedNouns {
+    /// Lowercase singular words the book writes after "a" or "an", sorted.
+    pub words: Vec<String>,
+    /// Those of `words` the book also writes in the plural, sorted.
+    pub kinds: Vec<String>,
+}
+
+impl CountedNouns {
+    /// Whether the book counts `word` (lowercase singular).
+    pub fn counts(&self, word: &str) -> bool {
+        self.words
+            .binary_search_by(|w| w.as_str().cmp(word))
+            .is_ok()
+    }
+
+    /// Whether the book counts `word` and writes it in the plural too.
+    pub fn is_kind(&self, word: &str) -> bool {
+        self.kinds
+            .binary_search_by(|w| w.as_str().cmp(word))
+            .is_ok()
+    }
+}
+
 /// Words that already determine a noun phrase, or make it more than one thing.
 const DETERMINERS: &[&str] = &[
     "a", "an", "the", "your", "my", "our", "their", "its", "his", "her", "this", "that", "these",
@@ -1393,9 +1420,9 @@ const DETERMINERS: &[&str] = &[
 /// head (its last word, before a preposition or the end) must be a plain lowercase singular noun
 /// that `counted` (the book's counted nouns, sorted) or [`THING_NOUNS`] / [`COUNTED_NOUNS`] list;
 /// mass nouns ("physics", "quantization"), names ("Isaac Sim"), plurals and anything quoted stay
-/// as they are. After "What is" the thing takes "the" only when it is two words or more ("What
-/// is model?" asks what a model is).
-fn with_the(question: &str, counted: &[String]) -> String {
+/// as they are. After "What is" the thing takes "the" only when it is two words or more; one
+/// counted word takes "a" or "an" ("What is model?" asks what a model is: "What is a model?").
+fn with_the(question: &str, counted: &CountedNouns) -> String {
     let (prefix, body) = if let Some(rest) = question.strip_prefix("What is ") {
         ("What is", rest)
     } else if let Some(rest) = question.strip_prefix("How do I ") {
@@ -1444,6 +1471,17 @@ fn with_the(question: &str, counted: &[String]) -> String {
         .map(|&(s, _)| s - 1)
         .chain([words.len()])
         .collect();
+    // One counted word, the whole thing asked about: "What is robot?" asks what a robot is when
+    // the book has robots (a kind of thing: "a" or "an"), and "What is architecture?" asks about
+    // the one architecture the book describes when it never writes "architectures" ("the").
+    if prefix == "What is" && words.len() == 1 && counted_phrase(&words, counted, true) {
+        let article = if counted.is_kind(words[0]) {
+            indefinite_article(words[0])
+        } else {
+            "the"
+        };
+        return format!("What is {article} {}?", words[0]);
+    }
     let mut the_before = Vec::new();
     for (&(start, single_ok), &end) in starts.iter().zip(&ends) {
         let Some(phrase) = words.get(start..end).filter(|p| !p.is_empty()) else {
@@ -1477,16 +1515,29 @@ fn with_the(question: &str, counted: &[String]) -> String {
     out
 }
 
+/// The indefinite article before `word` (lowercase), by its spelling: "an" before a vowel sound
+/// ("an image", "an hour"), "a" before a consonant sound, including the "you" of "unit", "user",
+/// "URL" and the "w" of "one" ("a unit", "a one-shot").
+fn indefinite_article(word: &str) -> &'static str {
+    const YOU: &[&str] = &["uni", "use", "usa", "usu", "uti", "ure", "uri", "url", "eu"];
+    const SILENT_H: &[&str] = &["hour", "honest", "honor", "honour", "heir"];
+    let vowel = word.starts_with(['a', 'e', 'i', 'o', 'u'])
+        && !YOU.iter().any(|p| word.starts_with(p))
+        && !word.starts_with("one");
+    if vowel || SILENT_H.iter().any(|p| word.starts_with(p)) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// Whether a bare noun phrase (`phrase`, at most five words) names one counted thing: see
 /// [`with_the`]. A single word qualifies only when `single_ok`.
-fn counted_phrase(phrase: &[&str], counted: &[String], single_ok: bool) -> bool {
+fn counted_phrase(phrase: &[&str], counted: &CountedNouns, single_ok: bool) -> bool {
     let first = phrase[0].to_lowercase();
     let head = phrase[phrase.len() - 1];
-    let listed = |w: &str| {
-        counted.binary_search_by(|c| c.as_str().cmp(w)).is_ok()
-            || THING_NOUNS.contains(&w)
-            || COUNTED_NOUNS.contains(&w)
-    };
+    let listed =
+        |w: &str| counted.counts(w) || THING_NOUNS.contains(&w) || COUNTED_NOUNS.contains(&w);
     (phrase.len() >= 2 || single_ok)
         && phrase.len() <= 5
         && !DETERMINERS.contains(&first.as_str())
@@ -2000,25 +2051,37 @@ mod tests {
             "with".to_string(),
         ];
         assert_eq!(
-            in_book_case("What is Sensor Fusion?", &lower, &[]),
+            in_book_case("What is Sensor Fusion?", &lower, &CountedNouns::default()),
             "What is sensor fusion?"
         );
         // Acronyms, inner capitals and the question's first word keep their capitals.
         assert_eq!(
-            in_book_case("What is Sensor Fusion With ROS (MkDocs)?", &lower, &[]),
+            in_book_case(
+                "What is Sensor Fusion With ROS (MkDocs)?",
+                &lower,
+                &CountedNouns::default()
+            ),
             "What is sensor fusion with ROS (MkDocs)?"
         );
         // A word not known to be lowercase (a name) keeps the whole question as it is.
         assert_eq!(
-            in_book_case("What is Sensor Fusion in Isaac Sim?", &lower, &[]),
+            in_book_case(
+                "What is Sensor Fusion in Isaac Sim?",
+                &lower,
+                &CountedNouns::default()
+            ),
             "What is Sensor Fusion in Isaac Sim?"
         );
         assert_eq!(
-            in_book_case("Sensor Fusion?", &lower, &[]),
+            in_book_case("Sensor Fusion?", &lower, &CountedNouns::default()),
             "Sensor fusion?"
         );
         assert_eq!(
-            in_book_case("What is Dual-Arm Sensor Fusion?", &lower, &[]),
+            in_book_case(
+                "What is Dual-Arm Sensor Fusion?",
+                &lower,
+                &CountedNouns::default()
+            ),
             "What is Dual-Arm Sensor Fusion?"
         );
         // A thing counted takes "the" once its capitals are gone; an abstract noun does not.
@@ -2026,22 +2089,33 @@ mod tests {
             .map(String::from)
             .to_vec();
         assert_eq!(
-            in_book_case("What is Component Breakdown?", &things, &[]),
+            in_book_case(
+                "What is Component Breakdown?",
+                &things,
+                &CountedNouns::default()
+            ),
             "What is the component breakdown?"
         );
         assert_eq!(
-            in_book_case("What is Model Quantization?", &things, &[]),
+            in_book_case(
+                "What is Model Quantization?",
+                &things,
+                &CountedNouns::default()
+            ),
             "What is model quantization?"
         );
         assert_eq!(
-            in_book_case("What is Model?", &things, &[]),
-            "What is model?"
+            in_book_case("What is Model?", &things, &nouns(&["model"], &["model"])),
+            "What is a model?"
         );
         assert_eq!(
-            in_book_case("What is MkDocs?", &lower, &[]),
+            in_book_case("What is MkDocs?", &lower, &CountedNouns::default()),
             "What is MkDocs?"
         );
-        assert_eq!(in_book_case("What is Sensor?", &[], &[]), "What is Sensor?");
+        assert_eq!(
+            in_book_case("What is Sensor?", &[], &CountedNouns::default()),
+            "What is Sensor?"
+        );
     }
 
     #[test]
@@ -2061,9 +2135,36 @@ mod tests {
         );
     }
 
+    fn nouns(words: &[&str], kinds: &[&str]) -> CountedNouns {
+        CountedNouns {
+            words: words.iter().map(|w| w.to_string()).collect(),
+            kinds: kinds.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_indefinite_article_follows_the_sound() {
+        for (word, article) in [
+            ("arm", "an"),
+            ("image", "an"),
+            ("hour", "an"),
+            ("robot", "a"),
+            ("unit", "a"),
+            ("user", "a"),
+            ("url", "a"),
+            ("umbrella", "an"),
+            ("one-shot", "a"),
+        ] {
+            assert_eq!(indefinite_article(word), article, "{word}");
+        }
+    }
+
     #[test]
     fn bare_things_the_book_counts_take_the() {
-        let counted: Vec<String> = ["arm", "robot", "workspace"].map(String::from).to_vec();
+        let counted = nouns(
+            &["architecture", "arm", "robot", "workspace"],
+            &["arm", "robot"],
+        );
         let lower: Vec<String> = ["workspace"].map(String::from).to_vec();
         // A task's object, and the object of a preposition.
         assert_eq!(
@@ -2088,12 +2189,26 @@ mod tests {
         );
         // The hand-written lists still count ("node"); a thing after "What is" needs two words.
         assert_eq!(
-            in_book_case("What is task executor node?", &[], &[]),
+            in_book_case("What is task executor node?", &[], &CountedNouns::default()),
             "What is the task executor node?"
         );
+        // One counted word asked about is a kind of thing: "a" or "an"; an uncounted one stays.
         assert_eq!(
             in_book_case("What is robot?", &[], &counted),
-            "What is robot?"
+            "What is a robot?"
+        );
+        assert_eq!(
+            in_book_case("What is arm?", &[], &counted),
+            "What is an arm?"
+        );
+        assert_eq!(
+            in_book_case("What is physics?", &[], &counted),
+            "What is physics?"
+        );
+        // Counted but never plural: the one the book describes.
+        assert_eq!(
+            in_book_case("What is architecture?", &[], &counted),
+            "What is the architecture?"
         );
         // Plurals, mass nouns, names, determined, numbered or quoted phrases stay as they are.
         for q in [

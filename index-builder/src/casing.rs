@@ -8,6 +8,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use book_answer::phrasing::CountedNouns;
+
 use crate::chunker::BuiltChunk;
 
 /// Times the book must write a word in lowercase before its headings' capital is dropped.
@@ -59,9 +61,12 @@ const AFTER_NOUN: &[&str] = &[
 /// least [`MIN_COUNTED`] times right after "a" or "an", the phrase ending there ("a workspace.",
 /// "an image that …"; not "a control loop", where the word modifies another). Sorted, distinct.
 /// A follow-up names such a thing with "the" ("How do I create the workspace?"); a mass noun
-/// ("physics", "fusion") the book never counts stays bare. The book's own usage, so no list of
+/// ("physics", "fusion") the book never counts stays bare. `kinds` are the counted words the
+/// prose also writes in the plural ("workspaces", "categories") at least [`MIN_COUNTED`] times:
+/// "What is category?" asks what a category is, while a word never plural names the one thing
+/// the book describes ("What is the architecture?"). The book's own usage, so no list of
 /// English nouns has to know its vocabulary.
-pub fn counted_nouns(chunks: &[BuiltChunk]) -> Vec<String> {
+pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
     let mut wanted: HashMap<String, usize> = HashMap::new();
     for w in heading_texts(chunks).flat_map(words_of) {
         let w = w.to_lowercase();
@@ -69,9 +74,18 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> Vec<String> {
             wanted.entry(w).or_default();
         }
     }
+    let mut plurals: HashMap<String, usize> = HashMap::new();
     for c in chunks {
         for line in book_answer::text::prose_lines(&c.chunk.text) {
             let tokens: Vec<&str> = line.split_whitespace().collect();
+            for token in &tokens {
+                let word = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+                if word.len() > 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
+                    if let Some(one) = singular(word).filter(|w| wanted.contains_key(w)) {
+                        *plurals.entry(one).or_default() += 1;
+                    }
+                }
+            }
             for (i, pair) in tokens.windows(2).enumerate() {
                 if !matches!(pair[0], "a" | "an" | "A" | "An") {
                     continue;
@@ -91,7 +105,30 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> Vec<String> {
             }
         }
     }
-    sorted_where(wanted, |&n| n >= MIN_COUNTED)
+    let words = sorted_where(wanted, |&n| n >= MIN_COUNTED);
+    let kinds = words
+        .iter()
+        .filter(|w| plurals.get(*w).is_some_and(|&n| n >= MIN_COUNTED))
+        .cloned()
+        .collect();
+    CountedNouns { words, kinds }
+}
+
+/// The singular a plural is spelled from ("categories" → "category", "boxes" → "box", "robots"
+/// → "robot"), or `None` for a word that does not end like one. Spelling only: the caller keeps
+/// it only when it is a heading word the book counts.
+fn singular(word: &str) -> Option<String> {
+    if let Some(stem) = word.strip_suffix("ies") {
+        return Some(format!("{stem}y"));
+    }
+    if let Some(stem) = word.strip_suffix("es") {
+        if stem.ends_with(['s', 'x', 'z']) || stem.ends_with("ch") || stem.ends_with("sh") {
+            return Some(stem.to_string());
+        }
+    }
+    word.strip_suffix('s')
+        .filter(|stem| !stem.ends_with('s'))
+        .map(str::to_string)
 }
 
 /// The words whose counts `keep` accepts, sorted.
@@ -293,8 +330,13 @@ mod tests {
                  ```\na workspace a workspace\n```\nUse a workspace for this.",
             ),
             chunk("Practice", "A practice, a practice"),
+            chunk(
+                "Workspaces",
+                "Both workspaces build; the workspaces share a practice.",
+            ),
         ];
-        let counted = counted_nouns(&chunks);
+        let nouns = counted_nouns(&chunks);
+        let counted = &nouns.words;
         // "a workspace." and "a workspace for" (the code block does not count).
         assert!(counted.contains(&"workspace".to_string()), "{counted:?}");
         // "a practice," twice, the sentence's "A" included.
@@ -305,6 +347,23 @@ mod tests {
         // "an image is" once: under the minimum, and "image" is in no heading anyway.
         assert!(!counted.contains(&"image".to_string()), "{counted:?}");
         assert!(counted.windows(2).all(|w| w[0] < w[1]));
+        // "workspaces" twice: a kind of thing; "practice" is never plural.
+        assert_eq!(nouns.kinds, ["workspace"]);
+    }
+
+    #[test]
+    fn plurals_are_spelled_back_to_their_singular() {
+        for (plural, one) in [
+            ("categories", Some("category")),
+            ("boxes", Some("box")),
+            ("branches", Some("branch")),
+            ("robots", Some("robot")),
+            ("docs", Some("doc")),
+            ("class", None),
+            ("robot", None),
+        ] {
+            assert_eq!(singular(plural).as_deref(), one, "{plural}");
+        }
     }
 
     #[test]
