@@ -543,6 +543,25 @@ pub fn choose(
                     chosen.push(c);
                 }
             }
+            // The sentence that matched best often restates the question and the answer comes
+            // later in its section ("… it's possible too!" then "You can add another blog by
+            // …"): when the other sections leave a quote unused, the first quote's section gives
+            // its next best sentence that shares a word with the question (not the one the
+            // first quote goes on with, below).
+            if chosen.len() < max_sentences {
+                let source = prose[first].source;
+                let continued = successor(&sources[source].text, &prose[first].passage.text);
+                let more = order.iter().map(|&i| &prose[i]).find(|c| {
+                    c.source == source
+                        && !c.weak
+                        && c.lexical > 0.0
+                        && continued.as_deref() != Some(c.passage.text.as_str())
+                        && !chosen.iter().any(|x| std::ptr::eq(*x, *c))
+                        && chosen.iter().filter(|x| x.source == source).count() < style.per_source
+                        && !repeats(&chosen, c)
+                });
+                chosen.extend(more);
+            }
         }
     }
     // The line of a troubleshooting entry that answers the symptom `c` states: the entry's next
@@ -1310,6 +1329,26 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn an_unused_quote_goes_to_a_later_sentence_of_the_first_section() {
+        let sources = vec![
+            src(
+                1,
+                "By default, the classic theme assumes one instance of each plugin. If you would like to have two separate blogs on a single site, it's possible too!\n\nEach plugin reads its options from the config file.\n\nYou can add another blog by specifying another plugin in the `plugins` option.",
+            ),
+            src(2, "Deploying needs a build first."),
+        ];
+        let q = quotes("can a site have two separate blogs?", &sources);
+        assert!(q[0].text.contains("two separate blogs"), "{q:?}");
+        assert!(
+            q.iter()
+                .any(|x| x.text.starts_with("You can add another blog")),
+            "{q:?}"
+        );
+        // Only sentences sharing a word with the question: not the one about options.
+        assert!(!q.iter().any(|x| x.text.contains("options from")), "{q:?}");
     }
 
     #[test]
