@@ -405,12 +405,15 @@ pub fn choose(
             let window =
                 matches!(p.kind, Kind::Code { .. }).then(|| code_window(&p.text, &q_terms));
             let lexical = match (&p.kind, p.intro) {
-                // A block is scored on what a quote of it shows (its window, with its lead-in): a
-                // long script holds every word somewhere, a short command the few that matter.
+                // A block is scored on what a quote of it shows (its window, with its lead-in or
+                // its label): a long script holds every word somewhere, a short command the few
+                // that matter.
                 (Kind::Code { .. }, intro) => {
                     let intro = intro
                         .and_then(|i| ps.get(i))
-                        .map_or("", |x| x.text.as_str());
+                        .map(|x| x.text.as_str())
+                        .or(p.label.as_deref())
+                        .unwrap_or("");
                     let shown = window.as_deref().unwrap_or(&p.text);
                     term_share(&q_terms, &format!("{intro}\n{shown}"))
                 }
@@ -1349,6 +1352,20 @@ mod tests {
         );
         // Only sentences sharing a word with the question: not the one about options.
         assert!(!q.iter().any(|x| x.text.contains("options from")), "{q:?}");
+    }
+
+    #[test]
+    fn a_block_is_scored_with_the_short_item_that_labels_it() {
+        let sources = vec![src(
+            1,
+            "You can manage the cluster lifecycle by configuring the flags provided by the plugin.\n\n- Default setting: delete cluster after job finishes remotely:\n  ```commandline\nhydra.launcher.stop_cluster=true\nhydra.launcher.teardown_cluster.keep_min_workers=false\n  ```\n\n- Keep cluster running after jobs finish\n  ```commandline\nhydra.launcher.stop_cluster=false\n  ```",
+        )];
+        let q = quotes("keep the cluster running after my jobs finish", &sources);
+        assert_eq!(
+            code_of(&q).text,
+            "hydra.launcher.stop_cluster=false",
+            "{q:?}"
+        );
     }
 
     #[test]

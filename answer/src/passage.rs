@@ -25,6 +25,10 @@ pub struct Passage {
     /// For code: the index (in the same list) of the prose sentence just before it, which usually
     /// says what the code does.
     pub intro: Option<usize>,
+    /// For code with no `intro`: the line just before it when that line is too short to quote (a
+    /// list item's label, "- Keep cluster running after jobs finish", or a bold step name), which
+    /// says what the block is for as well. Scored with the block, never quoted.
+    pub label: Option<String>,
 }
 
 /// Longest code block quoted, in lines; longer blocks are cut with a `…` line.
@@ -46,13 +50,20 @@ pub fn passages(text: &str) -> Vec<Passage> {
     let mut code: Option<(String, Vec<&str>)> = None;
     // `para` holds a list item (with its continuation lines) rather than a paragraph.
     let mut in_item = false;
-    let flush = |para: &mut String, out: &mut Vec<Passage>, in_item: &mut bool| {
+    // The last paragraph or item that gave no passage (see `Passage::label`), until a passage is
+    // made.
+    let mut label: Option<String> = None;
+    let flush = |para: &mut String,
+                 out: &mut Vec<Passage>,
+                 in_item: &mut bool,
+                 label: &mut Option<String>| {
+        let before = out.len();
+        let text = para.trim().to_string();
         // A list item is its own block: items never run together into one "sentence", and a short
         // one (a table of contents, a heading list, navigation) is not prose.
-        let item = para.trim();
         if std::mem::take(in_item)
-            && item.split_whitespace().count() < MIN_ITEM_WORDS
-            && !ends_sentence(item)
+            && text.split_whitespace().count() < MIN_ITEM_WORDS
+            && !ends_sentence(&text)
         {
             para.clear();
         }
@@ -62,10 +73,16 @@ pub fn passages(text: &str) -> Vec<Passage> {
                     kind: Kind::Prose,
                     text: s,
                     intro: None,
+                    label: None,
                 });
             }
         }
         para.clear();
+        if out.len() > before {
+            *label = None;
+        } else if !text.is_empty() {
+            *label = Some(text);
+        }
     };
     for line in text.lines() {
         let t = line.trim();
@@ -84,8 +101,10 @@ pub fn passages(text: &str) -> Vec<Passage> {
                         },
                         text: body.trim_end().to_string(),
                         intro,
+                        label: label.take().filter(|_| intro.is_none()),
                     });
                 }
+                label = None;
                 code = None;
             } else {
                 lines.push(line);
@@ -93,7 +112,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
             continue;
         }
         if fence {
-            flush(&mut para, &mut out, &mut in_item);
+            flush(&mut para, &mut out, &mut in_item, &mut label);
             let lang: String = t
                 .trim_start_matches(['`', '~'])
                 .split_whitespace()
@@ -106,12 +125,12 @@ pub fn passages(text: &str) -> Vec<Passage> {
             continue;
         }
         if t.is_empty() || is_markup_line(t) {
-            flush(&mut para, &mut out, &mut in_item);
+            flush(&mut para, &mut out, &mut in_item, &mut label);
             continue;
         }
         let item = strip_list_marker(t);
         if item.len() != t.len() {
-            flush(&mut para, &mut out, &mut in_item);
+            flush(&mut para, &mut out, &mut in_item, &mut label);
             para.push_str(strip_numbering(item));
             para.push(' ');
             in_item = true;
@@ -121,7 +140,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
         para.push_str(if in_item { t } else { strip_numbering(t) });
         para.push(' ');
     }
-    flush(&mut para, &mut out, &mut in_item);
+    flush(&mut para, &mut out, &mut in_item, &mut label);
     out
 }
 
@@ -1266,6 +1285,24 @@ mod tests {
         );
         assert!(ps[1].text.starts_with("ros2 run ros_gz_bridge"));
         assert_eq!(ps[1].intro, Some(0));
+    }
+
+    #[test]
+    fn a_block_under_a_short_item_carries_the_item_as_its_label() {
+        let text = "- Stop when done:\n  ```bash\nstop=true\n  ```\n\n- Keep cluster running after jobs finish\n  ```bash\nstop=false\n  ```\n\nWe run the launcher with these flags every time.\n\n```bash\nlaunch\n```";
+        let ps = passages(text);
+        let code: Vec<&Passage> = ps
+            .iter()
+            .filter(|p| matches!(p.kind, Kind::Code { .. }))
+            .collect();
+        assert_eq!(code.len(), 3);
+        assert_eq!(code[0].label.as_deref(), Some("Stop when done:"));
+        assert_eq!(
+            code[1].label.as_deref(),
+            Some("Keep cluster running after jobs finish")
+        );
+        // A quotable sentence before a block is its intro, not a label.
+        assert!(code[2].intro.is_some() && code[2].label.is_none());
     }
 
     #[test]
