@@ -494,6 +494,7 @@ pub fn choose(
         _ => None,
     };
     let mut chosen: Vec<&Cand> = Vec::new();
+    let mut filled: Option<&Cand> = None;
     if lead.is_some() {
         // Sentences of other sections only when they are clearly about the question.
         let budget = max_sentences.saturating_sub(1);
@@ -550,7 +551,7 @@ pub fn choose(
             // later in its section ("… it's possible too!" then "You can add another blog by
             // …"): when the other sections leave a quote unused, the first quote's section gives
             // its next best sentence that shares a word with the question (not the one the
-            // first quote goes on with, below).
+            // first quote goes on with, below; this one goes on with its own next sentence too).
             if chosen.len() < max_sentences {
                 let source = prose[first].source;
                 let continued = successor(&sources[source].text, &prose[first].passage.text);
@@ -563,6 +564,7 @@ pub fn choose(
                         && chosen.iter().filter(|x| x.source == source).count() < style.per_source
                         && !repeats(&chosen, c)
                 });
+                filled = more;
                 chosen.extend(more);
             }
         }
@@ -585,17 +587,23 @@ pub fn choose(
         .filter_map(|c| answer_to(c))
         .map(|a| (a.source, a.order))
         .collect();
+    // The sentence after a quote in its paragraph, when not quoted already (see below).
+    let continuation = |c: &Cand| {
+        successor(&sources[c.source].text, &c.passage.text).filter(|next| {
+            !chosen
+                .iter()
+                .any(|o| o.source == c.source && &o.passage.text == next)
+        })
+    };
     // A troubleshooting entry's lines are quoted by their own rules (`answer_to`, `quote_fix`).
     let next_of_first = chosen
         .first()
         .filter(|c| !troubleshooting[c.source])
-        .and_then(|c| {
-            successor(&sources[c.source].text, &c.passage.text).filter(|next| {
-                !chosen
-                    .iter()
-                    .any(|o| o.source == c.source && &o.passage.text == next)
-            })
-        });
+        .and_then(|c| continuation(c));
+    let next_of_filled = filled
+        .filter(|c| !troubleshooting[c.source])
+        .and_then(continuation)
+        .filter(|next| next_of_first.as_ref() != Some(next));
     let mut quotes: Vec<Quote> = lead.into_iter().collect();
     quotes.extend(
         chosen
@@ -630,13 +638,20 @@ pub fn choose(
                     Some(answer) => answer.to_string(),
                     None => sentence,
                 };
-                // The first quote goes on with the sentence after it: the sentence that matched the
-                // question best often only restates it, and the next one answers.
-                let sentence = match &next_of_first {
+                // The first quote, and the sentence its section added, go on with the sentence
+                // after them: the sentence that matched the question best often only restates it,
+                // and the next one answers.
+                let next = if std::ptr::eq(*c, chosen[0]) {
+                    next_of_first.as_ref()
+                } else if filled.is_some_and(|f| std::ptr::eq(*c, f)) {
+                    next_of_filled.as_ref()
+                } else {
+                    None
+                };
+                let sentence = match next {
                     Some(next)
-                        if std::ptr::eq(*c, chosen[0])
-                            && sentence.chars().count() + 1 + next.chars().count()
-                                <= MAX_SENTENCE_CHARS =>
+                        if sentence.chars().count() + 1 + next.chars().count()
+                            <= MAX_SENTENCE_CHARS =>
                     {
                         format!("{sentence} {next}")
                     }
@@ -1352,6 +1367,26 @@ mod tests {
         );
         // Only sentences sharing a word with the question: not the one about options.
         assert!(!q.iter().any(|x| x.text.contains("options from")), "{q:?}");
+    }
+
+    #[test]
+    fn the_sentence_added_from_the_first_section_goes_on_with_the_next() {
+        let sources = vec![
+            src(
+                1,
+                "You can enable line numbering for your code block with the `showLineNumbers` key.\n\nBy default, each block starts at one. You may pass a custom value after the key, like `showLineNumbers=5`.",
+            ),
+            src(2, "Deploying needs a build first."),
+        ];
+        let q = quotes(
+            "code block line numbers, but starting the count at 3",
+            &sources,
+        );
+        assert!(
+            q.iter().any(|x| x.text
+                == "By default, each block starts at one. You may pass a custom value after the key, like `showLineNumbers=5`."),
+            "{q:?}"
+        );
     }
 
     #[test]
