@@ -807,6 +807,17 @@ fn is_quotable(s: &str) -> bool {
     if NAV_MARKS.iter().chain(PAGER).any(|n| s.contains(n)) || has_heading_numbering(s) {
         return false;
     }
+    // "See the GitHub documentation for more information.": an order to read elsewhere, for
+    // more of what it names, says nothing itself even when it names where.
+    let sends_away = matches!(
+        lower.first().map(String::as_str),
+        Some("see" | "check" | "refer" | "visit" | "read" | "consult")
+    ) && lower
+        .windows(2)
+        .any(|w| w[0] == "more" && MORE_OF.contains(&w[1].as_str()));
+    if sends_away {
+        return false;
+    }
     // "Check this page for more information.": a pointer that says nothing itself.
     lower.iter().any(|w| {
         !w.is_empty()
@@ -854,6 +865,16 @@ const POINTER_WORDS: &[&str] = &[
     "list",
     "reference",
     "explanation",
+];
+
+/// What a sentence that sends the reader away offers "more" of ("… for more information.").
+const MORE_OF: &[&str] = &[
+    "information",
+    "info",
+    "details",
+    "detail",
+    "examples",
+    "options",
 ];
 
 /// `.1.4.` or `2.1.3.` inside a sentence: the remains of a numbered heading list.
@@ -1037,6 +1058,13 @@ mod tests {
     fn pointers_elsewhere_are_not_quoted() {
         assert!(prose("Check this page for more information.").is_empty());
         assert!(prose("See the following guide for the full details.").is_empty());
+        // Naming where to read does not make it an answer.
+        assert!(prose("See the GitHub documentation for more information.").is_empty());
+        assert!(prose("Check the example plugin linked above for more details.").is_empty());
+        assert_eq!(
+            prose("See the setup.py file of the example plugin for hints on packaging."),
+            ["See the setup.py file of the example plugin for hints on packaging."]
+        );
         assert_eq!(
             prose("See the logging page: Hydra writes one log file per job."),
             ["See the logging page: Hydra writes one log file per job."]
