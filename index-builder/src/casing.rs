@@ -81,7 +81,8 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
             for token in &tokens {
                 let word = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
                 if word.len() > 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
-                    if let Some(one) = singular(word).filter(|w| wanted.contains_key(w)) {
+                    if let Some(one) = singulars(word).into_iter().find(|w| wanted.contains_key(w))
+                    {
                         *plurals.entry(one).or_default() += 1;
                     }
                 }
@@ -114,21 +115,26 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
     CountedNouns { words, kinds }
 }
 
-/// The singular a plural is spelled from ("categories" → "category", "boxes" → "box", "robots"
-/// → "robot"), or `None` for a word that does not end like one. Spelling only: the caller keeps
-/// it only when it is a heading word the book counts.
-fn singular(word: &str) -> Option<String> {
+/// The singulars a plural may be spelled from, most likely first ("categories" → "category",
+/// "boxes" → "box", "databases" → "databas", "database"; "robots" → "robot"), none for a word
+/// that does not end like one. Spelling only: the caller keeps the first that is a heading word
+/// the book counts.
+fn singulars(word: &str) -> Vec<String> {
     if let Some(stem) = word.strip_suffix("ies") {
-        return Some(format!("{stem}y"));
+        return vec![format!("{stem}y")];
     }
+    let mut out = Vec::new();
     if let Some(stem) = word.strip_suffix("es") {
         if stem.ends_with(['s', 'x', 'z']) || stem.ends_with("ch") || stem.ends_with("sh") {
-            return Some(stem.to_string());
+            out.push(stem.to_string());
         }
     }
-    word.strip_suffix('s')
-        .filter(|stem| !stem.ends_with('s'))
-        .map(str::to_string)
+    out.extend(
+        word.strip_suffix('s')
+            .filter(|stem| !stem.ends_with('s') && !stem.is_empty())
+            .map(str::to_string),
+    );
+    out
 }
 
 /// The words whose counts `keep` accepts, sorted.
@@ -353,16 +359,17 @@ mod tests {
 
     #[test]
     fn plurals_are_spelled_back_to_their_singular() {
-        for (plural, one) in [
-            ("categories", Some("category")),
-            ("boxes", Some("box")),
-            ("branches", Some("branch")),
-            ("robots", Some("robot")),
-            ("docs", Some("doc")),
-            ("class", None),
-            ("robot", None),
+        for (plural, ones) in [
+            ("categories", &["category"][..]),
+            ("boxes", &["box", "boxe"]),
+            ("branches", &["branch", "branche"]),
+            ("databases", &["databas", "database"]),
+            ("robots", &["robot"]),
+            ("docs", &["doc"]),
+            ("class", &[]),
+            ("robot", &[]),
         ] {
-            assert_eq!(singular(plural).as_deref(), one, "{plural}");
+            assert_eq!(singulars(plural), ones, "{plural}");
         }
     }
 
