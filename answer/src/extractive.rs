@@ -495,6 +495,9 @@ pub fn choose(
     };
     let mut chosen: Vec<&Cand> = Vec::new();
     let mut filled: Option<&Cand> = None;
+    // The sentence after the first quote in its paragraph, worked out once: the quote added from
+    // its section (below) is another one, and the first quote goes on with it (further below).
+    let mut first_next: Option<String> = None;
     if lead.is_some() {
         // Sentences of other sections only when they are clearly about the question.
         let budget = max_sentences.saturating_sub(1);
@@ -552,14 +555,14 @@ pub fn choose(
             // …"): when the other sections leave a quote unused, the first quote's section gives
             // its next best sentence that shares a word with the question (not the one the
             // first quote goes on with, below; this one goes on with its own next sentence too).
+            let source = prose[first].source;
+            first_next = successor(&sources[source].text, &prose[first].passage.text);
             if chosen.len() < max_sentences {
-                let source = prose[first].source;
-                let continued = successor(&sources[source].text, &prose[first].passage.text);
                 let more = order.iter().map(|&i| &prose[i]).find(|c| {
                     c.source == source
                         && !c.weak
                         && c.lexical > 0.0
-                        && continued.as_deref() != Some(c.passage.text.as_str())
+                        && first_next.as_deref() != Some(c.passage.text.as_str())
                         && !chosen.iter().any(|x| std::ptr::eq(*x, *c))
                         && chosen.iter().filter(|x| x.source == source).count() < style.per_source
                         && !repeats(&chosen, c)
@@ -587,22 +590,28 @@ pub fn choose(
         .filter_map(|c| answer_to(c))
         .map(|a| (a.source, a.order))
         .collect();
-    // The sentence after a quote in its paragraph, when not quoted already (see below).
-    let continuation = |c: &Cand| {
-        successor(&sources[c.source].text, &c.passage.text).filter(|next| {
-            !chosen
-                .iter()
-                .any(|o| o.source == c.source && &o.passage.text == next)
-        })
+    if lead.is_some() {
+        first_next = chosen
+            .first()
+            .and_then(|c| successor(&sources[c.source].text, &c.passage.text));
+    }
+    // A sentence after a quote that is not quoted already (see below).
+    let unquoted = |c: &Cand, next: &String| {
+        !chosen
+            .iter()
+            .any(|o| o.source == c.source && &o.passage.text == next)
     };
     // A troubleshooting entry's lines are quoted by their own rules (`answer_to`, `quote_fix`).
     let next_of_first = chosen
         .first()
         .filter(|c| !troubleshooting[c.source])
-        .and_then(|c| continuation(c));
+        .and(first_next)
+        .filter(|next| unquoted(chosen[0], next));
     let next_of_filled = filled
         .filter(|c| !troubleshooting[c.source])
-        .and_then(continuation)
+        .and_then(|c| {
+            successor(&sources[c.source].text, &c.passage.text).filter(|next| unquoted(c, next))
+        })
         .filter(|next| next_of_first.as_ref() != Some(next));
     let mut quotes: Vec<Quote> = lead.into_iter().collect();
     quotes.extend(
