@@ -360,6 +360,60 @@ const LEANING_VERBS: &[&str] = &[
     "gives", "provides", "works", "happens", "also", "way", "approach", "requires",
 ];
 
+/// Words that open a sentence continuing the one before ("Then, create your site with Netlify.",
+/// "However, …", "Otherwise …"): whatever follows, the sentence is the second half of a thought.
+const CONNECTIVES: &[&str] = &[
+    "then",
+    "next",
+    "finally",
+    "afterwards",
+    "afterward",
+    "however",
+    "otherwise",
+    "instead",
+    "therefore",
+    "thus",
+    "hence",
+    "also",
+    "additionally",
+    "moreover",
+    "furthermore",
+    "similarly",
+    "alternatively",
+    "likewise",
+    "consequently",
+    "nevertheless",
+    "nonetheless",
+];
+
+/// Openings of more than one word that do the same ("In that case, …", "As a result, …").
+const CONNECTIVE_PHRASES: &[&[&str]] = &[
+    &["in", "this", "case"],
+    &["in", "that", "case"],
+    &["in", "such", "cases"],
+    &["as", "a", "result"],
+    &["for", "this", "reason"],
+    &["on", "the", "other", "hand"],
+    &["in", "addition"],
+    &["after", "that"],
+    &["once", "done"],
+];
+
+/// Whether a sentence opening with `words` (lowercase, punctuation trimmed) leans on the sentence
+/// before it: an anaphor standing for it ("This can be useful …", "It will …"; not "This plugin
+/// supports …" nor an expletive "It is possible to …") or a connective ("Then, …", "In that case, …").
+fn leans_on_previous(words: &[String]) -> bool {
+    let word = |i: usize| words.get(i).map_or("", String::as_str);
+    let anaphor = ANAPHORS.contains(&word(0)) && LEANING_VERBS.contains(&word(1));
+    // "It is possible to …", "It is important that …": an "it" that stands for nothing.
+    let expletive = word(0) == "it" && (word(3) == "to" || word(3) == "that");
+    let connective = CONNECTIVES.contains(&word(0))
+        || CONNECTIVE_PHRASES
+            .iter()
+            .any(|p| p.iter().enumerate().all(|(i, w)| word(i) == *w));
+    (anaphor && !expletive) || connective
+}
+
 /// Longest quote once a leaning sentence is given the sentence before it, in characters.
 const MAX_WITH_ANTECEDENT_CHARS: usize = 320;
 
@@ -368,15 +422,15 @@ const MAX_WITH_ANTECEDENT_CHARS: usize = 320;
 /// says what "this" is. `None` when the sentence stands alone, opens its paragraph, sits in a list,
 /// or the two would be longer than a quote.
 pub fn antecedent(text: &str, sentence: &str) -> Option<String> {
-    let mut words = sentence.split_whitespace().map(|w| {
-        w.trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase()
-    });
-    let (first, second) = (words.next()?, words.next()?);
-    // "It is possible to …", "It is important that …": an "it" that stands for nothing.
-    let expletive = first == "it" && words.nth(1).is_some_and(|w| w == "to" || w == "that");
-    if !ANAPHORS.contains(&first.as_str()) || !LEANING_VERBS.contains(&second.as_str()) || expletive
-    {
+    let words: Vec<String> = sentence
+        .split_whitespace()
+        .take(4)
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    if words.len() < 2 || !leans_on_previous(&words) {
         return None;
     }
     // The sentence's length as quoted: its words, one space apart.
@@ -1242,6 +1296,26 @@ mod tests {
         assert_eq!(antecedent(list, "It will then appear in the menu."), None);
         let long = format!("{} word. It is short.", "A very long sentence".repeat(20));
         assert_eq!(antecedent(&long, "It is short."), None);
+    }
+
+    #[test]
+    fn a_sentence_opened_by_a_connective_gets_the_one_before() {
+        let text = "Connect your repository to Netlify and set the build command. Then, create your site with Netlify.\n\nIn that case, set the base URL. Nextra is another tool.";
+        assert_eq!(
+            antecedent(text, "Then, create your site with Netlify.").as_deref(),
+            Some("Connect your repository to Netlify and set the build command.")
+        );
+        // A paragraph's first sentence has nothing before it, whatever opens it.
+        assert_eq!(antecedent(text, "In that case, set the base URL."), None);
+        // A word that merely starts like a connective does not lean.
+        assert_eq!(antecedent(text, "Nextra is another tool."), None);
+        let phrase = "The build may fail after an upgrade of the theme. In that case, clear the cache first.";
+        assert_eq!(
+            antecedent(phrase, "In that case, clear the cache first.").as_deref(),
+            Some("The build may fail after an upgrade of the theme.")
+        );
+        let plain = "The build failed twice. Clear the cache first.";
+        assert_eq!(antecedent(plain, "Clear the cache first."), None);
     }
 
     #[test]
