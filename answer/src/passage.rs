@@ -872,12 +872,81 @@ fn is_quotable(s: &str) -> bool {
     if sends_away {
         return false;
     }
+    if signposts(&lower) {
+        return false;
+    }
     // "Check this page for more information.": a pointer that says nothing itself.
     lower.iter().any(|w| {
         !w.is_empty()
             && !book_retrieval::analyzer::is_stop_word(w)
             && !POINTER_WORDS.contains(&w.as_str())
     })
+}
+
+/// Whether a sentence (its words, lowercase, punctuation trimmed) speaks of the reader's progress
+/// or the text's plan, or sets a scene to picture, rather than of its subject: "You've learned why
+/// ROS 2 exists …", "Now let's break down the three fundamental concepts …", "By the end, you'll be
+/// able to …", "In this section we will explore …", "Imagine navigating a dark room blindfolded."
+/// Textbooks open sections with them; quoted, they answer nothing.
+fn signposts(lower: &[String]) -> bool {
+    let words: Vec<String> = lower.iter().map(|w| w.replace('’', "'")).collect();
+    // "Now let's …", "So, you've learned …": a leading adverb changes nothing.
+    let start = usize::from(words.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "now" | "so" | "next" | "first" | "finally" | "here"
+        )
+    }));
+    let word = |i: usize| words.get(start + i).map_or("", String::as_str);
+    const PLAN_VERBS: &[&str] = &[
+        "break",
+        "take",
+        "look",
+        "explore",
+        "dive",
+        "begin",
+        "start",
+        "walk",
+        "review",
+        "recap",
+        "move",
+        "turn",
+        "examine",
+        "discuss",
+        "summarize",
+        "revisit",
+        "learn",
+        "cover",
+        "discover",
+    ];
+    const PROGRESS_VERBS: &[&str] = &[
+        "learned",
+        "seen",
+        "explored",
+        "covered",
+        "mastered",
+        "completed",
+        "built",
+        "now",
+    ];
+    const PARTS: &[&str] = &[
+        "chapter", "section", "lesson", "module", "tutorial", "page", "unit", "part",
+    ];
+    match (word(0), word(1)) {
+        ("let's", verb) => PLAN_VERBS.contains(&verb),
+        ("let", "us") => PLAN_VERBS.contains(&word(2)),
+        ("you've", verb) => PROGRESS_VERBS.contains(&verb),
+        ("you", "have") => PROGRESS_VERBS.contains(&word(2)),
+        ("by", "the") => word(2) == "end",
+        ("imagine", _) | ("welcome", "to") => true,
+        // "In this section we will explore …", "In the next chapter, you'll learn …".
+        ("in", "this" | "the") => {
+            let part = if word(1) == "the" { 3 } else { 2 };
+            PARTS.contains(&word(part))
+                && (part + 1..part + 4).any(|i| PLAN_VERBS.contains(&word(i)))
+        }
+        _ => false,
+    }
 }
 
 /// Words of a sentence that only points elsewhere ("See the docs below for more details.",
@@ -1114,6 +1183,25 @@ mod tests {
         assert!(prose("See the following guide for the full details.").is_empty());
         // Naming where to read does not make it an answer.
         assert!(prose("See the GitHub documentation for more information.").is_empty());
+        // The reader's progress, the text's plan, a scene to picture: nothing of the subject.
+        for signpost in [
+            "You've learned why ROS 2 exists and its overall architecture.",
+            "Now let's break down the three fundamental concepts with concrete examples.",
+            "By the end, you'll be able to deploy your policies onto physical hardware.",
+            "In this section we will explore how the sidebar is generated.",
+            "In the next chapter, you will learn how to spawn the robot.",
+            "Imagine navigating a dark room blindfolded with your hands tied.",
+        ] {
+            assert!(prose(signpost).is_empty(), "{signpost}");
+        }
+        for subject in [
+            "Let's add a Dataset and a Trainer class to the config.",
+            "In this case the router catches the path and shows a 404 page.",
+            "You have to restart the server after changing the config file.",
+            "In this chapter you will add a LiDAR, a depth camera and an IMU to the robot.",
+        ] {
+            assert_eq!(prose(subject).len(), 1, "{subject}");
+        }
         assert!(prose("Check the example plugin linked above for more details.").is_empty());
         assert_eq!(
             prose("See the setup.py file of the example plugin for hints on packaging."),
