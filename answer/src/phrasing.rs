@@ -61,6 +61,18 @@ const GENERIC_HEADINGS: &[&str] = &[
     "before you begin",
     "requirements",
     "setup",
+    "key terms",
+    "key concepts",
+    "key points",
+    "key ideas",
+    "terminology",
+    "vocabulary",
+    "what you learned",
+    "what you've learned",
+    "skills gained",
+    "code breakdown",
+    "code walkthrough",
+    "code explanation",
 ];
 
 /// Verbs that open task headings ("Install ROS 2", "Creating a node").
@@ -1186,7 +1198,8 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         || (noun.len() > 3
             && noun.ends_with('s')
             && !singular_s
-            && !["ss", "us", "is", "os"].iter().any(|e| noun.ends_with(e)))
+            && !["ss", "us", "is"].iter().any(|e| noun.ends_with(e))
+            && !SINGULARS_IN_OS.contains(&noun))
         || (reader && IRREGULAR_PLURALS.contains(&noun))
         || joined(&words, &lower_words, head, reader);
     // "A service server and client": the article says one thing.
@@ -1194,6 +1207,10 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
 }
+
+/// Words ending in "os" that name one thing ("Chaos", unlike "Monorepos", "Videos", "Scenarios");
+/// names such as ROS and macOS are told by their capitals.
+const SINGULARS_IN_OS: &[&str] = &["chaos", "kudos", "cosmos", "ethos", "pathos", "logos"];
 
 /// Where the noun phrase that opens a heading ends: the index of the first of `prepositions` in
 /// `lower_words`, unless the heading opens with it ("Layers of ROS 2" → 1; the head noun is the
@@ -1715,6 +1732,12 @@ mod tests {
             ("Sensor Tests (via ROS 2)", Some("What are Sensor Tests?")),
             ("🙏 Acknowledgments", None),
             ("Key Concepts Summary", None),
+            ("Key Terms", None),
+            ("Monorepos", Some("What are Monorepos?")),
+            ("Chaos", Some("What is Chaos?")),
+            ("Skills Gained", None),
+            ("Code Breakdown", None),
+            ("Component Breakdown", Some("What is Component Breakdown?")),
             ("Common Resources", None),
             ("Sample Output", None),
             ("Welcome to Physical AI & Humanoid Robotics", None),
