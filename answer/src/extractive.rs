@@ -585,10 +585,32 @@ pub fn choose(
             .take_while(|o| !restates_problem(&o.passage.text))
             .find(|o| label(&o.passage.text) == Some(Label::Answer))
     };
+    // A sentence that leans on the one before it ("However, …", "This can …") is quoted after
+    // that one; when that one is a quote of its own further down, the two become one quote in
+    // the leaning sentence's place.
+    let antecedents: Vec<Option<String>> = chosen
+        .iter()
+        .map(|c| antecedent(&sources[c.source].text, &c.passage.text))
+        .collect();
+    let quoted_at = |source: usize, text: &str| {
+        chosen
+            .iter()
+            .position(|o| o.source == source && o.passage.text == text)
+    };
     let absorbed: Vec<(usize, usize)> = chosen
         .iter()
         .filter_map(|c| answer_to(c))
         .map(|a| (a.source, a.order))
+        .chain(
+            chosen
+                .iter()
+                .zip(&antecedents)
+                .enumerate()
+                .filter_map(|(at, (c, prev))| {
+                    let later = quoted_at(c.source, prev.as_deref()?).filter(|&p| p > at)?;
+                    Some((chosen[later].source, chosen[later].order))
+                }),
+        )
         .collect();
     if lead.is_some() {
         first_next = chosen
@@ -617,17 +639,15 @@ pub fn choose(
     quotes.extend(
         chosen
             .iter()
-            .filter(|c| !absorbed.contains(&(c.source, c.order)))
-            .map(|c| {
+            .zip(&antecedents)
+            .enumerate()
+            .filter(|(_, (c, _))| !absorbed.contains(&(c.source, c.order)))
+            .map(|(at, (c, prev))| {
                 let text = &sources[c.source].text;
                 // "This can be useful …" is quoted after the sentence it leans on, unless that
-                // one is quoted already.
-                let sentence = match antecedent(text, &c.passage.text) {
-                    Some(prev)
-                        if !chosen
-                            .iter()
-                            .any(|o| o.source == c.source && o.passage.text == prev) =>
-                    {
+                // one is quoted already, before it.
+                let sentence = match prev {
+                    Some(prev) if quoted_at(c.source, prev).is_none_or(|p| p > at) => {
                         format!("{prev} {}", c.passage.text)
                     }
                     _ => c.passage.text.clone(),
@@ -1355,6 +1375,31 @@ mod tests {
                 .filter(|x| x.text.contains("The default number"))
                 .count(),
             1
+        );
+    }
+
+    #[test]
+    fn a_leaning_sentence_ranked_first_is_quoted_after_the_one_it_continues() {
+        let sources = vec![
+            src(
+                1,
+                "In light mode, the `<html>` element has a `data-theme=\"light\"` attribute; in dark mode, it is `data-theme=\"dark\"`. Therefore, you can scope your CSS to dark mode only by targeting `html` with a specific attribute.",
+            ),
+            src(2, "Deploying needs a build first."),
+        ];
+        let q = quotes(
+            "how do I write css that applies only in dark mode",
+            &sources,
+        );
+        let pair = "In light mode, the `<html>` element has a `data-theme=\"light\"` attribute; in dark mode, it is `data-theme=\"dark\"`. Therefore, you can scope your CSS";
+        assert!(q[0].text.starts_with(pair), "{q:?}");
+        // The sentence it continues is not quoted again on its own.
+        assert_eq!(
+            q.iter()
+                .filter(|x| x.text.contains("In light mode"))
+                .count(),
+            1,
+            "{q:?}"
         );
     }
 
