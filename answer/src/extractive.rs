@@ -11,7 +11,7 @@ use crate::passage::{
     restates_problem, successor, with_its_list, Block, Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
-use crate::text::terms;
+use crate::text::{plain_words, terms};
 use crate::words::Words;
 
 /// Prose quotes at most with the default preferences.
@@ -333,14 +333,7 @@ fn asks_definition(question: &str) -> bool {
 /// A sentence that defines one of the question's terms: the term within its first words, then
 /// "is", "are", "means" or "refers".
 fn defines(sentence: &str, question_terms: &[String]) -> bool {
-    let words: Vec<String> = sentence
-        .split_whitespace()
-        .take(8)
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
+    let words: Vec<String> = plain_words(sentence).take(8).collect();
     let Some(verb) = words
         .iter()
         .position(|w| matches!(w.as_str(), "is" | "are" | "means" | "refers" | "describes"))

@@ -3,6 +3,8 @@
 //! admonition markers, short list items (tables of contents, heading lists, navigation) and
 //! numbering left over from headings such as `2.1.3.`.
 
+use crate::text::plain_words;
+
 /// What a passage is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
@@ -422,14 +424,7 @@ const MAX_WITH_ANTECEDENT_CHARS: usize = 320;
 /// says what "this" is. `None` when the sentence stands alone, opens its paragraph, sits in a list,
 /// or the two would be longer than a quote.
 pub fn antecedent(text: &str, sentence: &str) -> Option<String> {
-    let words: Vec<String> = sentence
-        .split_whitespace()
-        .take(4)
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
+    let words: Vec<String> = plain_words(sentence).take(4).collect();
     if words.len() < 2 || !leans_on_previous(&words) {
         return None;
     }
@@ -813,13 +808,7 @@ fn is_quotable(s: &str) -> bool {
     if words.len() < MIN_ITEM_WORDS && !ends_sentence(s) && label(s) != Some(Label::Answer) {
         return false;
     }
-    let lower: Vec<String> = words
-        .iter()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
+    let lower: Vec<String> = plain_words(s).collect();
     let function_words = lower
         .iter()
         .filter(|w| book_retrieval::analyzer::is_stop_word(w))
@@ -889,15 +878,14 @@ fn is_quotable(s: &str) -> bool {
 /// able to …", "In this section we will explore …", "Imagine navigating a dark room blindfolded."
 /// Textbooks open sections with them; quoted, they answer nothing.
 fn signposts(lower: &[String]) -> bool {
-    let words: Vec<String> = lower.iter().map(|w| w.replace('’', "'")).collect();
     // "Now let's …", "So, you've learned …": a leading adverb changes nothing.
-    let start = usize::from(words.first().is_some_and(|w| {
+    let start = usize::from(lower.first().is_some_and(|w| {
         matches!(
             w.as_str(),
             "now" | "so" | "next" | "first" | "finally" | "here"
         )
     }));
-    let word = |i: usize| words.get(start + i).map_or("", String::as_str);
+    let word = |i: usize| lower.get(start + i).map_or("", String::as_str);
     const PLAN_VERBS: &[&str] = &[
         "break",
         "take",

@@ -35,6 +35,17 @@ pub fn words(s: &str) -> Vec<String> {
     words_as_written(s).map(str::to_lowercase).collect()
 }
 
+/// The whitespace-separated words of `s`, lowercase, with the punctuation around each trimmed and
+/// curly apostrophes made straight ("Therefore," → `therefore`, "You’ve" → `you've`): how the
+/// excerpt rules read a sentence's opening words, where [`words`] would split "you've" in two.
+pub fn plain_words(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+            .replace('’', "'")
+    })
+}
+
 /// The tokens of [`words`] in the text's own case (to tell a name such as "NITROS" or "Nav2").
 pub fn words_as_written(s: &str) -> impl Iterator<Item = &str> {
     s.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
