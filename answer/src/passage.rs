@@ -861,7 +861,7 @@ fn is_quotable(s: &str) -> bool {
     if sends_away {
         return false;
     }
-    if signposts(&lower) {
+    if signposts(&lower) || placeholder(&lower) {
         return false;
     }
     // "Check this page for more information.": a pointer that says nothing itself.
@@ -869,6 +869,22 @@ fn is_quotable(s: &str) -> bool {
         !w.is_empty()
             && !book_retrieval::analyzer::is_stop_word(w)
             && !POINTER_WORDS.contains(&w.as_str())
+    })
+}
+
+/// Whether a sentence (its words, lowercase, punctuation trimmed) is, or announces, filler text
+/// (not "placeholder text", which is also a thing a book documents: a search box's placeholder)
+/// that a demo page carries to show a feature ("Below is just some dummy content to have more
+/// table of contents items …", "Lorem ipsum dolor sit amet …"): it is about nothing.
+fn placeholder(lower: &[String]) -> bool {
+    lower.windows(2).any(|w| {
+        matches!(
+            (w[0].as_str(), w[1].as_str()),
+            (
+                "dummy" | "filler",
+                "content" | "text" | "paragraph" | "paragraphs"
+            ) | ("lorem", "ipsum")
+        )
     })
 }
 
@@ -903,6 +919,7 @@ fn signposts(lower: &[String]) -> bool {
         "discuss",
         "summarize",
         "revisit",
+        "introduce",
         "learn",
         "cover",
         "discover",
@@ -920,6 +937,8 @@ fn signposts(lower: &[String]) -> bool {
     const PARTS: &[&str] = &[
         "chapter", "section", "lesson", "module", "tutorial", "page", "unit", "part",
     ];
+    let is_part =
+        |w: &str| PARTS.contains(&w) || PARTS.contains(&w.strip_suffix('s').unwrap_or(""));
     match (word(0), word(1)) {
         ("let's", verb) => PLAN_VERBS.contains(&verb),
         ("let", "us") => PLAN_VERBS.contains(&word(2)),
@@ -927,11 +946,24 @@ fn signposts(lower: &[String]) -> bool {
         ("you", "have") => PROGRESS_VERBS.contains(&word(2)),
         ("by", "the") => word(2) == "end",
         ("imagine", _) | ("welcome", "to") => true,
-        // "In this section we will explore …", "In the next chapter, you'll learn …".
+        // "In this section we will explore …", "In the following sections, we will introduce …",
+        // "In this chapter, you learned:".
         ("in", "this" | "the") => {
-            let part = if word(1) == "the" { 3 } else { 2 };
-            PARTS.contains(&word(part))
-                && (part + 1..part + 4).any(|i| PLAN_VERBS.contains(&word(i)))
+            let Some(part) = (2..=3).find(|&i| is_part(word(i))) else {
+                return false;
+            };
+            // Only an order word may stand between "the" and the part ("the next chapter").
+            let placed = part == 2
+                || matches!(
+                    word(2),
+                    "next" | "previous" | "following" | "last" | "coming" | "upcoming" | "first"
+                );
+            placed
+                && (part + 1..part + 4).any(|i| {
+                    PLAN_VERBS.contains(&word(i))
+                        || (matches!(word(i), "you" | "you've" | "we" | "we've")
+                            && PROGRESS_VERBS.contains(&word(i + 1)))
+                })
         }
         _ => false,
     }
@@ -1178,7 +1210,12 @@ mod tests {
             "By the end, you'll be able to deploy your policies onto physical hardware.",
             "In this section we will explore how the sidebar is generated.",
             "In the next chapter, you will learn how to spawn the robot.",
+            "In the following sections, we will introduce a few common hosting providers.",
+            "In this chapter, you learned how the three pieces fit together.",
+            "In this chapter, you've built a complete voice-to-ROS 2 pipeline:",
             "Imagine navigating a dark room blindfolded with your hands tied.",
+            "Below is just some dummy content to have more table of contents items available.",
+            "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.",
         ] {
             assert!(prose(signpost).is_empty(), "{signpost}");
         }
@@ -1187,6 +1224,7 @@ mod tests {
             "In this case the router catches the path and shows a 404 page.",
             "You have to restart the server after changing the config file.",
             "In this chapter you will add a LiDAR, a depth camera and an IMU to the robot.",
+            "In the last part of the launch file, the node reads the parameters.",
         ] {
             assert_eq!(prose(subject).len(), 1, "{subject}");
         }
