@@ -8,7 +8,7 @@ use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
     antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label, passages,
-    restates_problem, successor, with_its_list, Block, Kind, Label, Passage,
+    restates_problem, states_outcome, successor, with_its_list, Block, Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::{plain_words, terms};
@@ -426,8 +426,9 @@ pub fn choose(
                 lexical,
                 meaning: None,
                 window,
-                // A question or a lead-in ("… is a script that:") answers nothing by itself.
-                weak: p.text.ends_with(['?', ':']) || pointing,
+                // A question or a lead-in ("… is a script that:") answers nothing by itself, nor
+                // does the outcome of an unstated step ("Expected: Clear audio playback.").
+                weak: p.text.ends_with(['?', ':']) || pointing || states_outcome(&p.text),
             };
             match p.kind {
                 Kind::Prose => prose.push(c),
@@ -1145,6 +1146,23 @@ mod tests {
             q.iter().all(|q| q.code_lang().is_none()),
             "not a how-to question"
         );
+    }
+
+    #[test]
+    fn the_outcome_of_an_unstated_step_is_not_quoted() {
+        let sources = vec![src(
+            1,
+            "Record five seconds from the microphone and play them back.\n\n- Expected: Clear audio playback with your voice, no crackling from the microphone.\n\nIf no device is listed, the microphone is not seen by the system: check `arecord -l`.",
+        )];
+        let q = choose(
+            "my microphone is not found",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(!q.is_empty());
+        assert!(q.iter().all(|q| !q.text.contains("Expected")), "{q:?}");
     }
 
     #[test]
