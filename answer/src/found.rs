@@ -61,8 +61,8 @@ pub fn collect(
     }
 }
 
-/// The next section of the best source's page, the other sources, the next page, the previous
-/// section. With the question's embedding (`vector`), the next page and the previous section are
+/// The next section of the best source's page, the other sources, the next page (when the best
+/// source ends its page), the previous section. With the question's embedding (`vector`), the next page and the previous section are
 /// offered only when the book's refusal floor would not call them off-topic for the question: the
 /// next chapter often moves on to another subject ("What is Bipedal Locomotion?" under an install
 /// answer). The next section of the answer's page is the next step and always offered.
@@ -94,10 +94,10 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
     let i = top.chunk as usize;
     let mut out = Vec::new();
     // The next step: the first later chunk of the same page in another section.
-    if let Some(j) = (i + 1..chunks.len())
+    let next = (i + 1..chunks.len())
         .take_while(|&j| chunks[j].page == meta.page)
-        .find(|&j| chunks[j].url != meta.url)
-    {
+        .find(|&j| chunks[j].url != meta.url);
+    if let Some(j) = next {
         out.extend(make(j, Relation::Next));
     }
     for s in sources.iter().skip(1) {
@@ -107,9 +107,12 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
         (Some(q), Some(floor)) if q.len() == index.dim() => index.vectors.exact(q, j) >= floor,
         _ => true,
     };
+    // The next page is the next step only from its previous page's last section: from an entry
+    // in the middle of a page (the 29th of a troubleshooting appendix) it is two steps away, and
+    // often another subject ("What is bipedal locomotion?" under "nvidia-smi not found").
     if let Some(j) = (i + 1..chunks.len())
         .find(|&j| chunks[j].page == meta.page + 1)
-        .filter(|&j| on_topic(j))
+        .filter(|&j| next.is_none() && on_topic(j))
     {
         out.extend(make(j, Relation::NextPage));
     }
@@ -173,6 +176,30 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn the_next_page_is_offered_only_from_the_last_section_of_a_page() {
+        let (index, _) = robot_book();
+        // "Topics", in the middle of the ROS 2 page: its next step is "Creating a Node".
+        let meta = index.chunk(1).cloned().unwrap_or_else(|| panic!("chunk 1"));
+        let middle = vec![Source {
+            chunk: 1,
+            chapter: meta.chapter,
+            section: meta.section,
+            url: meta.url,
+            text: String::new(),
+            score: 1.0,
+        }];
+        let offered = relations(&index, &related(&index, &middle, None));
+        assert!(offered.contains(&(Relation::Next, "Creating a Node".to_string())));
+        assert!(
+            offered.iter().all(|(r, _)| *r != Relation::NextPage),
+            "{offered:?}"
+        );
+        // From the page's last section, the next page is the next step.
+        let last = relations(&index, &related(&index, &last_ros_section(&index), None));
+        assert!(last.contains(&(Relation::NextPage, "Bridging Topics".to_string())));
     }
 
     #[test]
