@@ -935,7 +935,54 @@ pub fn section_follow_up(
     section: Option<&str>,
     noun_compound: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
-    phrase(section.unwrap_or(chapter), true, noun_compound)
+    match section {
+        Some(s) if OF_THE_CHAPTER.contains(&s.trim().to_lowercase().as_str()) => {
+            of_the_chapter(s, chapter)
+        }
+        Some(s) => phrase(s, true, noun_compound),
+        None => phrase(chapter, true, noun_compound),
+    }
+}
+
+/// One-word headings that name an aspect of their page's subject ("Purpose", "Limitations",
+/// "History"): alone they ask nothing ("What is purpose?"), so they are asked of the page's
+/// title ("What is the purpose of swizzling?"). Not "Prerequisites" nor "Requirements": kinds
+/// of section, listing what to read or install first ([`GENERIC_HEADINGS`]).
+const OF_THE_CHAPTER: &[&str] = &[
+    "purpose",
+    "motivation",
+    "history",
+    "limitations",
+    "restrictions",
+    "alternatives",
+    "tradeoffs",
+    "trade-offs",
+    "use cases",
+    "use-cases",
+    "caveats",
+    "benefits",
+    "advantages",
+    "disadvantages",
+    "support",
+    "license",
+];
+
+/// "What is the purpose of <chapter>?" for an [`OF_THE_CHAPTER`] heading, or `None` when the
+/// chapter's title is not a short name (numbered, with a colon, over four words): better no
+/// follow-up than one naming "Module 1, Chapter 1, Page 3".
+fn of_the_chapter(section: &str, chapter: &str) -> Option<String> {
+    let aspect = section.trim().to_lowercase();
+    let title = clean_heading(chapter, true);
+    let words = title.split_whitespace().count();
+    if words == 0
+        || words > 4
+        || title.contains([':', ',', '('])
+        || title.chars().any(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let verb = if aspect.ends_with('s') { "are" } else { "is" };
+    Some(format!("What {verb} the {aspect} of {title}?"))
 }
 
 /// `noun_compound` tells whether the book writes a heading's first two words (lowercase, one
@@ -1005,6 +1052,25 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     let lower = h.to_lowercase();
     if GENERIC_HEADINGS.contains(&lower.as_str()) || (reader && only_label(&h)) {
         return None;
+    }
+    // "Introduction to Structured Configs", "Overview of Launch Files": the reader asks about the
+    // thing introduced ("What are Structured Configs?", was "What is Introduction to …?").
+    if reader {
+        let introduced = [
+            "introduction to ",
+            "intro to ",
+            "overview of ",
+            "an overview of ",
+        ]
+        .iter()
+        .find_map(|lead| {
+            lower
+                .strip_prefix(lead)
+                .map(|rest| &h[h.len() - rest.len()..])
+        });
+        if let Some(rest) = introduced.filter(|r| !r.trim().is_empty()) {
+            return phrase(rest, reader, noun_compound);
+        }
     }
     let lower_words: Vec<String> = words
         .iter()
@@ -1133,10 +1199,19 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
             .position(|w| ["vs", "versus"].contains(&w.as_str()))
             .filter(|&i| i > 0 && i + 1 < words.len());
         if let Some(i) = pos {
+            // "Speed vs Accuracy Tradeoff", "CPU vs GPU Priority": the last word names the
+            // comparison, not the second thing compared.
+            let end = match lower_words.last().map(String::as_str) {
+                Some(
+                    "tradeoff" | "tradeoffs" | "trade-off" | "trade-offs" | "priority"
+                    | "comparison" | "debate" | "dilemma" | "decision" | "choice",
+                ) if words.len() > i + 2 => words.len() - 1,
+                _ => words.len(),
+            };
             return Some(format!(
                 "How does {} compare with {}?",
                 lower_first(&words[..i].join(" ")),
-                lower_first(&words[i + 1..].join(" "))
+                lower_first(&words[i + 1..end].join(" "))
             ));
         }
     }
@@ -1573,6 +1648,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_aspect_heading_is_asked_of_its_page() {
+        let never = |_: &str| false;
+        assert_eq!(
+            section_follow_up("Swizzling", Some("Purpose"), &never).as_deref(),
+            Some("What is the purpose of Swizzling?")
+        );
+        assert_eq!(
+            section_follow_up("Override grammar", Some("Limitations"), &never).as_deref(),
+            Some("What are the limitations of Override grammar?")
+        );
+        // A numbered or long page title names no subject a reader would type.
+        assert_eq!(
+            section_follow_up("Module 1, Chapter 3: URDF", Some("Purpose"), &never),
+            None
+        );
+        // An introduction asks about what it introduces.
+        assert_eq!(
+            follow_up("Introduction to Structured Configs").as_deref(),
+            Some("What are Structured Configs?")
+        );
+        assert_eq!(
+            section_follow_up("Structured Configs", None, &never).as_deref(),
+            follow_up("Structured Configs").as_deref()
+        );
+    }
+
+    #[test]
     fn a_verb_before_of_names_a_thing() {
         // Was "How do I structure of the Book?".
         assert_eq!(
@@ -1757,6 +1859,10 @@ mod tests {
             (
                 "Dual-Boot vs Alternatives",
                 Some("How does Dual-Boot compare with Alternatives?"),
+            ),
+            (
+                "Speed vs Accuracy Tradeoff",
+                Some("How does Speed compare with Accuracy?"),
             ),
             (
                 "Simulation Runs Slower Than Real-Time (RTF under 1.0)",
