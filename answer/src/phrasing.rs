@@ -946,24 +946,17 @@ pub fn section_follow_up(
 
 /// One-word headings that name an aspect of their page's subject ("Purpose", "Limitations",
 /// "History"): alone they ask nothing ("What is purpose?"), so they are asked of the page's
-/// title ("What is the purpose of swizzling?"). Not "Prerequisites" nor "Requirements": kinds
-/// of section, listing what to read or install first ([`GENERIC_HEADINGS`]).
+/// title ("What is the purpose of swizzling?"). Not the kinds of section never offered
+/// ("Prerequisites", "Limitations": [`GENERIC_HEADINGS`], [`READER_GENERIC`]).
 const OF_THE_CHAPTER: &[&str] = &[
     "purpose",
-    "motivation",
     "history",
-    "limitations",
     "restrictions",
     "alternatives",
     "tradeoffs",
     "trade-offs",
     "use cases",
     "use-cases",
-    "caveats",
-    "benefits",
-    "advantages",
-    "disadvantages",
-    "support",
     "license",
 ];
 
@@ -1655,8 +1648,8 @@ mod tests {
             Some("What is the purpose of Swizzling?")
         );
         assert_eq!(
-            section_follow_up("Override grammar", Some("Limitations"), &never).as_deref(),
-            Some("What are the limitations of Override grammar?")
+            section_follow_up("Override grammar", Some("Restrictions"), &never).as_deref(),
+            Some("What are the restrictions of Override grammar?")
         );
         // A numbered or long page title names no subject a reader would type.
         assert_eq!(
