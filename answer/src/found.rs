@@ -62,10 +62,11 @@ pub fn collect(
 }
 
 /// The next section of the best source's page, the other sources, the next page (when the best
-/// source ends its page), the previous section. With the question's embedding (`vector`), the next page and the previous section are
-/// offered only when the book's refusal floor would not call them off-topic for the question: the
-/// next chapter often moves on to another subject ("What is Bipedal Locomotion?" under an install
-/// answer). The next section of the answer's page is the next step and always offered.
+/// source ends its page), the previous section. With the question's embedding (`vector`), the next
+/// page and the previous section are offered only when the book's refusal floor would not call
+/// them off-topic for the question: the next chapter often moves on to another subject ("What is
+/// Bipedal Locomotion?" under an install answer). The next section of the answer's page is the
+/// next step and always offered.
 fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Related> {
     let Some(top) = sources.first() else {
         return Vec::new();
