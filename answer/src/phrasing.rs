@@ -935,19 +935,21 @@ pub fn section_follow_up(
     section: Option<&str>,
     noun_compound: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
-    match section {
-        Some(s) if OF_THE_CHAPTER.contains(&s.trim().to_lowercase().as_str()) => {
-            of_the_chapter(s, chapter)
-        }
-        Some(s) => phrase(s, true, noun_compound),
-        None => phrase(chapter, true, noun_compound),
+    let Some(section) = section else {
+        return phrase(chapter, true, noun_compound);
+    };
+    let aspect = section.trim().to_lowercase();
+    if OF_THE_CHAPTER.contains(&aspect.as_str()) {
+        of_the_chapter(&aspect, chapter)
+    } else {
+        phrase(section, true, noun_compound)
     }
 }
 
-/// One-word headings that name an aspect of their page's subject ("Purpose", "Limitations",
-/// "History"): alone they ask nothing ("What is purpose?"), so they are asked of the page's
-/// title ("What is the purpose of swizzling?"). Not the kinds of section never offered
-/// ("Prerequisites", "Limitations": [`GENERIC_HEADINGS`], [`READER_GENERIC`]).
+/// Headings that name an aspect of their page's subject ("Purpose", "History", "Use Cases"):
+/// alone they ask nothing ("What is purpose?"), so they are asked of the page's title ("What is
+/// the purpose of swizzling?"). Not the kinds of section never offered ("Prerequisites",
+/// "Limitations": [`GENERIC_HEADINGS`], [`READER_GENERIC`]).
 const OF_THE_CHAPTER: &[&str] = &[
     "purpose",
     "history",
@@ -960,11 +962,10 @@ const OF_THE_CHAPTER: &[&str] = &[
     "license",
 ];
 
-/// "What is the purpose of <chapter>?" for an [`OF_THE_CHAPTER`] heading, or `None` when the
-/// chapter's title is not a short name (numbered, with a colon, over four words): better no
-/// follow-up than one naming "Module 1, Chapter 1, Page 3".
-fn of_the_chapter(section: &str, chapter: &str) -> Option<String> {
-    let aspect = section.trim().to_lowercase();
+/// "What is the purpose of <chapter>?" for an [`OF_THE_CHAPTER`] heading (`aspect`, lowercase),
+/// or `None` when the chapter's title is not a short name (numbered, with a colon, over four
+/// words): better no follow-up than one naming "Module 1, Chapter 1, Page 3".
+fn of_the_chapter(aspect: &str, chapter: &str) -> Option<String> {
     let title = clean_heading(chapter, true);
     let words = title.split_whitespace().count();
     if words == 0
