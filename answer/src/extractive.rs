@@ -7,8 +7,9 @@
 use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
-    antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label, passages,
-    restates_problem, states_outcome, successor, with_its_list, Block, Kind, Label, Passage,
+    antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label,
+    options_list, passages, restates_problem, states_outcome, successor, with_its_list, Block,
+    Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::{plain_words, terms};
@@ -133,6 +134,10 @@ pub struct Quote {
     pub intro: Option<String>,
     /// How well the quote matched (for confidence).
     pub score: f32,
+    /// Whether the quote was chosen as a sentence, by how well it matched: a sentence, or a list
+    /// of options shown whole for one of its items. Confidence compares these quotes' scores; a
+    /// block chosen as the section's own answer (a table, a code block) is not one of them.
+    pub matched_as_sentence: bool,
 }
 
 impl Quote {
@@ -683,6 +688,7 @@ pub fn choose(
                 Quote {
                     source: c.source,
                     text: cut_at_word(&with_its_list(text, &sentence), MAX_SENTENCE_CHARS),
+                    matched_as_sentence: true,
                     form: Form::Sentence,
                     intro: None,
                     score: c.score(),
@@ -719,6 +725,7 @@ pub fn choose(
             quotes.push(Quote {
                 source: k.source,
                 text: k.shown().to_string(),
+                matched_as_sentence: false,
                 form: Form::Code { lang: lang.clone() },
                 intro: None,
                 score: k.score(),
@@ -744,6 +751,7 @@ pub fn choose(
             quotes.push(Quote {
                 source: c.source,
                 text: c.passage.text.clone(),
+                matched_as_sentence: false,
                 form: Form::Code { lang: lang.clone() },
                 intro: None,
                 score: c.score(),
@@ -778,6 +786,7 @@ pub fn choose(
                 quotes.push(Quote {
                     source: c.source,
                     text: c.shown().to_string(),
+                    matched_as_sentence: false,
                     form: Form::Code { lang: lang.clone() },
                     intro: None,
                     score: c.score(),
@@ -785,8 +794,60 @@ pub fn choose(
             }
         }
     }
+    // Last: a list shown whole counts as the sentence it replaces above.
+    show_whole_options(sources, &troubleshooting, &mut quotes);
     quotes.sort_by_key(|q| q.source);
     quotes
+}
+
+/// Turns a sentence quote that is one option of a list of options ("Large (100+): Important data
+/// that shouldn't be lost") into the list whole, with its lead-in ("Choosing queue size:"): the
+/// reader asked about the choice, and the other options are the rest of the answer. A later quote
+/// of the same list is dropped, and so is any sentence another quote of its section already holds
+/// (a list item, in its lead-in completed with the list). Troubleshooting entries keep their own
+/// rules (`quote_fix`).
+fn show_whole_options(sources: &[Source], troubleshooting: &[bool], quotes: &mut Vec<Quote>) {
+    // Which sentence quote holds which other one; the holder takes the better match's score.
+    // A lead-in completed with its list ends each item with `;` or `.` (`with_its_list`).
+    let holder = |i: usize| {
+        let q = &quotes[i];
+        let bare = q.text.trim_end_matches(['.', ';', ',']);
+        quotes.iter().position(|h| {
+            h.is_sentence() && h.source == q.source && h.text != q.text && h.text.contains(bare)
+        })
+    };
+    let held: Vec<Option<usize>> = (0..quotes.len())
+        .map(|i| holder(i).filter(|_| quotes[i].is_sentence()))
+        .collect();
+    for (i, h) in held.iter().enumerate() {
+        if let Some(h) = *h {
+            quotes[h].score = quotes[h].score.max(quotes[i].score);
+        }
+    }
+    let mut held = held.into_iter();
+    let mut shown: Vec<(usize, Vec<String>)> = Vec::new();
+    quotes.retain_mut(|q| {
+        if held.next().flatten().is_some() {
+            return false;
+        }
+        if !q.is_sentence() {
+            return true;
+        }
+        if troubleshooting.get(q.source) != Some(&false) {
+            return true;
+        }
+        let Some((items, intro)) = options_list(&sources[q.source].text, &q.text) else {
+            return true;
+        };
+        if shown.iter().any(|(s, i)| *s == q.source && *i == items) {
+            return false;
+        }
+        q.text = items.join("\n");
+        q.form = Form::List;
+        q.intro = intro;
+        shown.push((q.source, items));
+        true
+    });
 }
 
 /// Adds the fix of the troubleshooting entry that `first` (the first quote: its symptom or cause)
@@ -807,6 +868,7 @@ fn quote_fix(first: &Cand, text: &str, quotes: &mut Vec<Quote>) {
                 .map(|s| cut_at_word(s, MAX_CELL_CHARS))
                 .collect::<Vec<_>>()
                 .join("\n"),
+            matched_as_sentence: false,
             form: Form::List,
             intro: Some(fix),
             score: first.score(),
@@ -819,6 +881,7 @@ fn quote_fix(first: &Cand, text: &str, quotes: &mut Vec<Quote>) {
         quotes.push(Quote {
             source: first.source,
             text: cut_at_word(&fix, MAX_SENTENCE_CHARS),
+            matched_as_sentence: true,
             form: Form::Sentence,
             intro: None,
             score: first.score(),
@@ -885,6 +948,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
                 consider(Quote {
                     source,
                     text,
+                    matched_as_sentence: false,
                     form: Form::Table,
                     intro: intro.clone(),
                     score,
@@ -901,6 +965,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
                 consider(Quote {
                     source,
                     text,
+                    matched_as_sentence: false,
                     form: Form::List,
                     intro: intro.clone(),
                     score,
@@ -913,6 +978,7 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
             consider(Quote {
                 source,
                 text: c.shown().to_string(),
+                matched_as_sentence: false,
                 form: Form::Code { lang: lang.clone() },
                 intro: None,
                 score: c.lexical,
@@ -1146,6 +1212,55 @@ mod tests {
             q.iter().all(|q| q.code_lang().is_none()),
             "not a how-to question"
         );
+    }
+
+    #[test]
+    fn one_option_of_a_list_of_options_shows_the_list_whole() {
+        let sources = vec![src(
+            1,
+            "The queue size says how many messages are buffered for slow subscribers.\n\nChoosing queue size:\n\n- Small (1-10): Real-time data where old messages are irrelevant (sensor readings, velocity commands)\n- Large (100+): Important data that shouldn't be lost (logging, diagnostics)\n\nAdvanced QoS profiles are described later.",
+        )];
+        let q = choose(
+            "which queue size for logging data that shouldn't be lost",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        let list: Vec<&Quote> = q.iter().filter(|q| q.form == Form::List).collect();
+        assert_eq!(list.len(), 1, "{q:?}");
+        assert_eq!(list[0].intro.as_deref(), Some("Choosing queue size:"));
+        assert!(list[0].text.starts_with("Small (1-10): Real-time data"));
+        assert!(list[0].text.contains("\nLarge (100+): Important data"));
+        assert!(list[0].matched_as_sentence);
+        // The other item is not quoted again on its own.
+        assert!(!q
+            .iter()
+            .any(|x| x.is_sentence() && x.text.starts_with("Small")));
+    }
+
+    #[test]
+    fn an_item_its_lead_in_already_holds_is_not_quoted_twice() {
+        let sources = vec![src(
+            1,
+            "The Unitree Go2, a quadruped robot, presents challenges related to dynamic locomotion. Sim-to-real transfer will focus on:\n\n- Dynamic Locomotion Policies: Transferring walking, trotting, or even jumping gaits.\n- Object Tracking Policies: Using its onboard camera for visual servoing tasks.",
+        )];
+        let style = Style {
+            sentences: 3,
+            ..Style::default()
+        };
+        let q = choose(
+            "quadruped dynamic locomotion: transferring walking and trotting gaits",
+            &sources,
+            None,
+            None,
+            &style,
+        );
+        let holding: Vec<&Quote> = q
+            .iter()
+            .filter(|x| x.text.contains("Transferring walking"))
+            .collect();
+        assert_eq!(holding.len(), 1, "{q:#?}");
     }
 
     #[test]
@@ -1740,6 +1855,7 @@ mod tests {
         let q = Quote {
             source: 0,
             text: "echo ```".into(),
+            matched_as_sentence: false,
             form: Form::Code {
                 lang: String::new(),
             },
@@ -1754,6 +1870,7 @@ mod tests {
         let quote = |text: &str, form: Form| Quote {
             source: 0,
             text: text.into(),
+            matched_as_sentence: form == Form::Sentence,
             form,
             intro: None,
             score: 1.0,
@@ -1783,6 +1900,7 @@ mod tests {
         let q = Quote {
             source: 0,
             text: "Name\tDescription\n`no-html-links`\tEnsures Link is used\t✅".into(),
+            matched_as_sentence: false,
             form: Form::Table,
             intro: None,
             score: 1.0,

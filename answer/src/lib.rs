@@ -257,10 +257,10 @@ pub fn signals(
         from_top: first.is_some_and(|s| found.sources.first().is_some_and(|t| t.chunk == s.chunk))
             && quotes.first().is_some_and(|f| {
                 // A table, list or code block quoted first is the top section's own answer.
-                !f.is_sentence()
+                !f.matched_as_sentence
                     || quotes
                         .iter()
-                        .filter(|q| q.is_sentence())
+                        .filter(|q| q.matched_as_sentence)
                         .all(|q| q.score <= f.score)
             }),
         quoted: !quotes.is_empty(),

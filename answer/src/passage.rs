@@ -358,6 +358,50 @@ pub fn with_its_list(text: &str, sentence: &str) -> String {
     out
 }
 
+/// Most items of a list of options quoted whole for one of them (see [`options_list`]).
+const MAX_OPTIONS: usize = 5;
+/// Longest label naming an option of such a list, in words ("Edge deployment (Jetson)").
+const MAX_OPTION_LABEL_WORDS: usize = 5;
+/// Longest list of options quoted whole, in characters (its items together)...
+const MAX_OPTIONS_CHARS: usize = 560;
+/// ... and longest item: a list of options is shown whole, no item cut short.
+const MAX_OPTION_CHARS: usize = 240;
+
+/// The list of `text` that `sentence` is an item of, with its lead-in, when the list names
+/// options side by side, each item a label and what it is for ("Small (1-10): Real-time data …",
+/// "Large (100+): Important data …"): one option alone answers half of a question about the
+/// choice, so the reader is shown them all. `None` for any other sentence or list (steps, a
+/// troubleshooting entry's "Cause:" and "Solution:", a long list).
+pub fn options_list(text: &str, sentence: &str) -> Option<(Vec<String>, Option<String>)> {
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let wanted = flat(sentence);
+    blocks(text).into_iter().find_map(|(block, intro)| {
+        let Block::List(items) = block else {
+            return None;
+        };
+        let holds = items.iter().filter(|i| flat(i).contains(&wanted)).count() == 1;
+        let lengths = items.iter().map(|i| i.chars().count());
+        let fits = lengths.clone().sum::<usize>() <= MAX_OPTIONS_CHARS
+            && lengths.max().is_some_and(|l| l <= MAX_OPTION_CHARS);
+        (holds && items.len() <= MAX_OPTIONS && fits && items.iter().all(|i| names_option(i)))
+            .then_some((items, intro))
+    })
+}
+
+/// Whether a list item opens with a short label naming an option, then says something about it
+/// ("Development/testing: `small` or `medium` for better accuracy"); not a troubleshooting or
+/// outcome label, whose lines have rules of their own.
+fn names_option(item: &str) -> bool {
+    let Some((head, rest)) = item.split_once(':') else {
+        return false;
+    };
+    let words = head.split_whitespace().count();
+    (1..=MAX_OPTION_LABEL_WORDS).contains(&words)
+        && rest.split_whitespace().count() >= 2
+        && label(item).is_none()
+        && !states_outcome(item)
+}
+
 /// Words that open a sentence leaning on the one before ("This is because …", "It can …").
 const ANAPHORS: &[&str] = &["this", "that", "these", "those", "it", "they", "such"];
 
@@ -1506,6 +1550,35 @@ mod tests {
             with_its_list("No list follows:\n\nProse.", "No list follows:"),
             "No list follows:"
         );
+    }
+
+    #[test]
+    fn lists_of_options_are_told_from_other_lists() {
+        let text = "Intro line here.\n\nChoosing queue size:\n\n- Small (1-10): Real-time data where old messages are irrelevant\n- Large (100+): Important data that shouldn't be lost\n\nSteps:\n\n1. Install the driver from the vendor's page today.\n2. Reboot the machine before you go on to the next step.\n\n- Cause: The driver is missing from the kernel modules.\n- Solution: Install the driver and reboot the machine.";
+        let (items, intro) =
+            options_list(text, "Large (100+): Important data that shouldn't be lost").unwrap();
+        assert_eq!(items.len(), 2);
+        assert!(items[0].starts_with("Small (1-10):"));
+        assert_eq!(intro.as_deref(), Some("Choosing queue size:"));
+        // Steps name no options; a troubleshooting entry's labels have rules of their own.
+        assert_eq!(
+            options_list(
+                text,
+                "Reboot the machine before you go on to the next step."
+            ),
+            None
+        );
+        assert_eq!(
+            options_list(text, "Solution: Install the driver and reboot the machine."),
+            None
+        );
+        // A long list, or one with a long item, is not shown whole.
+        let long = format!("- A: {}\n- B: two words", "word ".repeat(60));
+        assert_eq!(options_list(&long, "B: two words"), None);
+        let many: String = (1..=6)
+            .map(|i| format!("- Option {i}: does thing {i}\n"))
+            .collect();
+        assert_eq!(options_list(&many, "Option 2: does thing 2"), None);
     }
 
     #[test]
