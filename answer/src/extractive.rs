@@ -804,16 +804,20 @@ pub fn choose(
 /// that shouldn't be lost") into the list whole, with its lead-in ("Choosing queue size:"): the
 /// reader asked about the choice, and the other options are the rest of the answer. A later quote
 /// of the same list is dropped, and so is any sentence another quote of its section already holds
-/// (a list item, in its lead-in completed with the list). Troubleshooting entries keep their own
+/// (a list item, in its lead-in completed with the list or in a fix's steps). Troubleshooting entries keep their own
 /// rules (`quote_fix`).
 fn show_whole_options(sources: &[Source], troubleshooting: &[bool], quotes: &mut Vec<Quote>) {
-    // Which sentence quote holds which other one; the holder takes the better match's score.
+    // Which sentence quote another quote holds (a sentence, or a list: a troubleshooting fix's
+    // steps); the holder takes the better match's score.
     // A lead-in completed with its list ends each item with `;` or `.` (`with_its_list`).
     let holder = |i: usize| {
         let q = &quotes[i];
         let bare = q.text.trim_end_matches(['.', ';', ',']);
         quotes.iter().position(|h| {
-            h.is_sentence() && h.source == q.source && h.text != q.text && h.text.contains(bare)
+            matches!(h.form, Form::Sentence | Form::List)
+                && h.source == q.source
+                && h.text != q.text
+                && h.text.contains(bare)
         })
     };
     let held: Vec<Option<usize>> = (0..quotes.len())
@@ -1261,6 +1265,30 @@ mod tests {
             .filter(|x| x.text.contains("Transferring walking"))
             .collect();
         assert_eq!(holding.len(), 1, "{q:#?}");
+    }
+
+    #[test]
+    fn a_fix_step_is_not_quoted_again_beside_the_fix_steps() {
+        let sources = vec![src(
+            1,
+            "Symptom: Docker commands fail, but `df -h` shows plenty of disk space.\n\nRoot Cause: Docker's internal storage is on a separate volume or has run out of inodes.\n\nSolution:\n\n- Check Docker's disk usage with the command `docker system df`\n- Clean up unused Docker objects with `docker system prune -a`\n- Consider moving Docker's data root to a larger disk if needed.",
+        )];
+        let style = Style {
+            sentences: 3,
+            ..Style::default()
+        };
+        let q = choose(
+            "docker commands fail but df -h shows plenty of disk space, move the data root to a larger disk?",
+            &sources,
+            None,
+            None,
+            &style,
+        );
+        let holding = q
+            .iter()
+            .filter(|x| x.text.contains("Consider moving Docker's data root"))
+            .count();
+        assert_eq!(holding, 1, "{q:#?}");
     }
 
     #[test]

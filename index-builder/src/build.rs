@@ -11,7 +11,7 @@ use book_retrieval::vectors::QuantizedVectors;
 use book_retrieval::{ChunkTexts, Encoder, Index, IndexMeta, PageInfo, SearchSettings};
 
 use crate::chunker::{chunk_page, BuiltChunk, ChunkLimits};
-use crate::docs::{read_book, Book, ReadOptions};
+use crate::docs::{read_book, Book, ReadOptions, Warning};
 use crate::embed::EmbeddingCache;
 
 /// Everything a build needs to know.
@@ -91,11 +91,32 @@ fn passage_texts(chunks: &[BuiltChunk]) -> (Vec<u32>, Vec<String>) {
 /// Reads, chunks, embeds and indexes the book.
 pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     let t0 = Instant::now();
-    let book = read_book(&opts.docs, &opts.read)
+    let mut book = read_book(&opts.docs, &opts.read)
         .with_context(|| format!("cannot read the docs at {}", opts.docs.display()))?;
+    let mut stubs: Vec<bool> = Vec::new();
+    for page in &book.pages {
+        let notice = crate::stub_pages::notice(page).filter(|_| page.chat);
+        if let Some(notice) = &notice {
+            book.warnings.push(Warning::new(
+                &page.path,
+                None,
+                format!(
+                    "only a placeholder (\"{notice}\"): left out of the chat index until it has content"
+                ),
+            ));
+        }
+        stubs.push(notice.is_some());
+    }
+    // Still in path order (stable: a page's own warnings keep their order).
+    book.warnings.sort_by(|a, b| a.path.cmp(&b.path));
     let mut chunks = Vec::new();
     let mut pages = Vec::new();
-    for page in book.pages.iter().filter(|p| p.chat) {
+    let indexed = book
+        .pages
+        .iter()
+        .zip(&stubs)
+        .filter(|(p, stub)| p.chat && !**stub);
+    for (page, _) in indexed {
         let page_no = pages.len() as u32;
         pages.push(PageInfo {
             url: page.url.clone(),

@@ -23,3 +23,4 @@ pub mod language;
 pub mod model;
 pub mod model_pack;
 pub mod query;
+pub mod stub_pages;
