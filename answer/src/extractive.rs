@@ -8,8 +8,8 @@ use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
     antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label,
-    options_list, passages, restates_problem, states_outcome, successor, with_its_list, Block,
-    Kind, Label, Passage,
+    options_list, passages, restates_problem, states_outcome, successor, value_lines,
+    with_its_list, Block, Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::{plain_words, terms};
@@ -796,6 +796,7 @@ pub fn choose(
     }
     // Last: a list shown whole counts as the sentence it replaces above.
     show_whole_options(sources, &troubleshooting, &mut quotes);
+    add_named_value(&q_terms, sources, &mut quotes);
     quotes.sort_by_key(|q| q.source);
     quotes
 }
@@ -852,6 +853,36 @@ fn show_whole_options(sources: &[Source], troubleshooting: &[bool], quotes: &mut
         shown.push((q.source, items));
         true
     });
+}
+
+/// Adds, after the first quote, its section's line stating the values of the option it
+/// describes ("Type: `'ignore' | 'log' | 'warn' | 'throw'`") when that line names a value the
+/// question asks for and no quote shows ("can I make it just warn"): the description says what
+/// the option does, the line the value to write.
+fn add_named_value(q_terms: &[String], sources: &[Source], quotes: &mut Vec<Quote>) {
+    let Some(first) = quotes.first().filter(|q| q.is_sentence()) else {
+        return;
+    };
+    let shown: Vec<String> = quotes.iter().flat_map(|q| terms(&q.text)).collect();
+    let named = value_lines(&sources[first.source].text)
+        .into_iter()
+        .find(|(line, values)| {
+            !quotes.iter().any(|q| q.text.contains(line.as_str()))
+                && terms(values)
+                    .iter()
+                    .any(|t| q_terms.contains(t) && !shown.contains(t))
+        });
+    if let Some((line, _)) = named {
+        let quote = Quote {
+            source: first.source,
+            text: line,
+            matched_as_sentence: false,
+            form: Form::List,
+            intro: None,
+            score: first.score,
+        };
+        quotes.insert(1, quote);
+    }
 }
 
 /// Adds the fix of the troubleshooting entry that `first` (the first quote: its symptom or cause)
@@ -1289,6 +1320,36 @@ mod tests {
             .filter(|x| x.text.contains("Consider moving Docker's data root"))
             .count();
         assert_eq!(holding, 1, "{q:#?}");
+    }
+
+    #[test]
+    fn the_value_the_question_names_is_shown_from_the_options_type_line() {
+        let sources = vec![src(
+            1,
+            "- Type: `'ignore' | 'log' | 'warn' | 'throw'`\n\nThe behavior of Docusaurus when it detects any broken link.\n\nBy default, it throws an error, to ensure you never ship any broken link.",
+        )];
+        let q = choose(
+            "the build fails on a broken link, can I make Docusaurus just warn",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(
+            q.iter()
+                .any(|x| x.form == Form::List
+                    && x.text == "Type: `'ignore' | 'log' | 'warn' | 'throw'`"),
+            "{q:#?}"
+        );
+        // Not when the question names no value of the line.
+        let q = choose(
+            "what does Docusaurus do when it detects a broken link",
+            &sources,
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(!q.iter().any(|x| x.text.starts_with("Type:")), "{q:#?}");
     }
 
     #[test]

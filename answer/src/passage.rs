@@ -402,6 +402,34 @@ fn names_option(item: &str) -> bool {
         && !states_outcome(item)
 }
 
+/// Labels of a line stating the values an option takes ("- Type: `'ignore' | 'log' | 'warn' |
+/// 'throw'`", "Possible values: \"top\" | \"bottom\""), lowercase: an API reference's line that
+/// is too short and too symbolic to be a sentence, yet holds the value a reader asks for.
+const VALUE_LABELS: &[&str] = &[
+    "type",
+    "default",
+    "default value",
+    "values",
+    "possible values",
+    "accepted values",
+    "allowed values",
+];
+
+/// The lines of `text` stating the values an option takes (see [`VALUE_LABELS`]), list marker
+/// and bold removed, each with the part after its label: the line holds code or a quoted value.
+pub fn value_lines(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let t = strip_list_marker(line.trim()).trim();
+            let head = label_head(t)?;
+            let (_, values) = t.split_once(':')?;
+            let values = values.trim();
+            (VALUE_LABELS.contains(&head.as_str()) && values.contains(['`', '"', '\'']))
+                .then(|| (t.replace("**", ""), values.to_string()))
+        })
+        .collect()
+}
+
 /// Words that open a sentence leaning on the one before ("This is because …", "It can …").
 const ANAPHORS: &[&str] = &["this", "that", "these", "those", "it", "they", "such"];
 
@@ -1579,6 +1607,15 @@ mod tests {
             .map(|i| format!("- Option {i}: does thing {i}\n"))
             .collect();
         assert_eq!(options_list(&many, "Option 2: does thing 2"), None);
+    }
+
+    #[test]
+    fn value_lines_are_found_with_their_values() {
+        let text = "- Type: `'ignore' | 'log' | 'warn' | 'throw'`\n\nThe behavior when a link is broken.\n\n* **Possible values**: \"top\" | \"bottom\"\n\n- Type: string\n\nDefault: none at all.";
+        let found = value_lines(text);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, "Type: `'ignore' | 'log' | 'warn' | 'throw'`");
+        assert_eq!(found[1].1, "\"top\" | \"bottom\"");
     }
 
     #[test]
