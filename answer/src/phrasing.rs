@@ -434,6 +434,8 @@ const THING_NOUNS: &[&str] = &[
     "formats",
     "policy",
     "policies",
+    "structure",
+    "structures",
 ];
 
 /// Two-word things that open with a verb, asked as things whatever the book's prose says (the
@@ -1164,9 +1166,12 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         let rest = words[1..].join(" ");
         // "Build and Run": the task's object is missing; "Plan D" is a label.
         let label = reader && words.len() == 2 && words[1].chars().count() == 1;
+        // "Test & Evaluation": the `&` trims to nothing in `lower_words`.
         if rest.is_empty()
             || label
-            || (reader && ["and", "or", "&"].contains(&lower_words[1].as_str()))
+            || (reader
+                && (["and", "or", "&"].contains(&lower_words[1].as_str())
+                    || lower_words[1].is_empty()))
         {
             return None;
         }
@@ -1840,6 +1845,8 @@ mod tests {
             ("Weeks 4-6", None),
             ("Scenario 2", None),
             ("Build and Run", None),
+            ("Test & Evaluation", None),
+            ("Link Structure", Some("What is Link Structure?")),
             ("Launch File", Some("What is Launch File?")),
             (
                 "Launch File with Parameters",
