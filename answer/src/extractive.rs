@@ -805,14 +805,14 @@ pub fn choose(
 /// that shouldn't be lost") into the list whole, with its lead-in ("Choosing queue size:"): the
 /// reader asked about the choice, and the other options are the rest of the answer. A later quote
 /// of the same list is dropped, and so is any sentence another quote of its section already holds
-/// (a list item, in its lead-in completed with the list or in a fix's steps). Troubleshooting entries keep their own
-/// rules (`quote_fix`).
+/// (a list item, in its lead-in completed with the list or in a fix's steps). Troubleshooting
+/// entries keep their own rules (`quote_fix`).
 fn show_whole_options(sources: &[Source], troubleshooting: &[bool], quotes: &mut Vec<Quote>) {
     // Which sentence quote another quote holds (a sentence, or a list: a troubleshooting fix's
     // steps); the holder takes the better match's score.
-    // A lead-in completed with its list ends each item with `;` or `.` (`with_its_list`).
     let holder = |i: usize| {
         let q = &quotes[i];
+        // A lead-in completed with its list ends each item with `;` or `.` (`with_its_list`).
         let bare = q.text.trim_end_matches(['.', ';', ',']);
         quotes.iter().position(|h| {
             matches!(h.form, Form::Sentence | Form::List)
