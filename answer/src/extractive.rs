@@ -822,7 +822,7 @@ fn show_whole_options(sources: &[Source], troubleshooting: &[bool], quotes: &mut
         })
     };
     let held: Vec<Option<usize>> = (0..quotes.len())
-        .map(|i| holder(i).filter(|_| quotes[i].is_sentence()))
+        .map(|i| quotes[i].is_sentence().then(|| holder(i)).flatten())
         .collect();
     for (i, h) in held.iter().enumerate() {
         if let Some(h) = *h {

@@ -303,6 +303,12 @@ fn table_cells(t: &str) -> Option<Vec<String>> {
     (cells.len() >= 2).then_some(cells)
 }
 
+/// `t` with one space between its words: the shape sentences are compared in, whatever the
+/// line breaks and indentation of the text they were cut from.
+fn flat(t: &str) -> String {
+    t.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Longest lead-in sentence once completed with its list, in characters.
 const MAX_LEAD_IN_CHARS: usize = 320;
 
@@ -373,7 +379,6 @@ const MAX_OPTION_CHARS: usize = 240;
 /// choice, so the reader is shown them all. `None` for any other sentence or list (steps, a
 /// troubleshooting entry's "Cause:" and "Solution:", a long list).
 pub fn options_list(text: &str, sentence: &str) -> Option<(Vec<String>, Option<String>)> {
-    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let wanted = flat(sentence);
     blocks(text).into_iter().find_map(|(block, intro)| {
         let Block::List(items) = block else {
@@ -540,7 +545,6 @@ fn around_in_paragraph(
     sentence: &str,
     around: impl Fn(&str, &str) -> Option<Option<String>>,
 ) -> Option<String> {
-    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let wanted = flat(sentence);
     text.split("\n\n").find_map(|para| {
         let lines: Vec<&str> = para.lines().map(str::trim).collect();
@@ -669,7 +673,6 @@ fn label_head(line: &str) -> Option<String> {
 /// markers removed. `None` when the entry has no fix line before the next entry, heading or code
 /// block (a fix given only as code is quoted as code).
 pub fn fix_of(text: &str, sentence: &str) -> Option<(String, Vec<String>)> {
-    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let opening: String = flat(sentence).chars().take(40).collect();
     let lines: Vec<&str> = text.lines().collect();
     let at = lines.iter().position(|l| flat(l).contains(&opening))?;
