@@ -890,9 +890,45 @@ fn sentences(para: &str) -> Vec<String> {
     }
     let s = para[start..].trim();
     if !s.is_empty() {
-        out.push(s.to_string());
+        out.extend(split_lead_tail(s));
     }
     out
+}
+
+/// Most words of a lowercase lead-in that follows a sentence ("… or add it otherwise. e.g:").
+const MAX_TAIL_WORDS: usize = 3;
+
+/// A paragraph's last sentence and the short lowercase lead-in glued to it ("Use `++` to override
+/// a value, or add it otherwise. e.g:", "… in the config. for example:"), as two pieces: the
+/// sentence is the answer, and the lead-in alone would make it read as a lead-in with nothing of
+/// its own (a sentence ending with ":"). `sentences` keeps them together because a lowercase word
+/// goes on after "e.g.".
+fn split_lead_tail(s: &str) -> Vec<String> {
+    let Some(body) = s.strip_suffix(':') else {
+        return vec![s.to_string()];
+    };
+    let cut = body
+        .char_indices()
+        .filter(|&(i, c)| {
+            matches!(c, '.' | '!' | '?')
+                && body[i + 1..].starts_with(' ')
+                && !(c == '.' && closes_abbreviation(body, i))
+        })
+        .map(|(i, _)| i + 1)
+        .find(|&i| {
+            let tail = body[i..].trim();
+            tail.chars().next().is_some_and(char::is_lowercase)
+                && tail.split_whitespace().count() <= MAX_TAIL_WORDS
+        });
+    match cut {
+        Some(i) if body[..i].split_whitespace().count() > MAX_TAIL_WORDS => {
+            vec![
+                body[..i].trim().to_string(),
+                format!("{}:", body[i..].trim()),
+            ]
+        }
+        _ => vec![s.to_string()],
+    }
 }
 
 /// Whether a sentence reads as prose: long enough, with function words, not a run of capitalised
@@ -1175,6 +1211,34 @@ pub fn code_window(body: &str, terms: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lowercase_lead_in_after_the_last_sentence_is_its_own_piece() {
+        let text = "Use `++` to override a config value if it's already in the config, or add it \
+                    otherwise. e.g:\n```shell\n$ python my_app.py ++db.timeout=5\n```\n";
+        let ps = passages(text);
+        assert_eq!(
+            ps[0].text,
+            "Use `++` to override a config value if it's already in the config, or add it otherwise."
+        );
+        assert_eq!(ps[1].intro, Some(0));
+        assert_eq!(
+            sentences("Enable SSL by setting the relevant variables. for example:"),
+            [
+                "Enable SSL by setting the relevant variables.",
+                "for example:"
+            ]
+        );
+        // A real lead-in stays whole: no sentence before it, a long tail, a short sentence.
+        for whole in [
+            "Set the variables, then start the worker with these flags:",
+            "Set the variables first. then start the worker with these flags:",
+            "e.g:",
+            "Go. e.g:",
+        ] {
+            assert_eq!(split_lead_tail(whole), [whole]);
+        }
+    }
 
     #[test]
     fn troubleshooting_labels_are_read() {
