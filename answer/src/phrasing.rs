@@ -181,9 +181,10 @@ const VERBS: &[&str] = &[
 /// URLs" were asked as "What are …?"). [`as_question`] keeps [`VERBS`] alone: the refusal
 /// calibration's thresholds were fitted on its phrasing.
 const READER_VERBS: &[&str] = &[
-    "assemble", "attach", "boot", "clean", "compile", "copy", "delete", "disable", "execute",
-    "find", "flash", "insert", "localize", "mount", "pass", "prepare", "rebuild", "remove",
-    "replace", "reset", "restart", "share", "specify", "sweep", "unplug", "validate",
+    "assemble", "attach", "automate", "boot", "clean", "compile", "copy", "delete", "disable",
+    "execute", "find", "flash", "insert", "localize", "mount", "pass", "prepare", "rebuild",
+    "remove", "replace", "reset", "restart", "scaffold", "share", "shrink", "specify", "sweep",
+    "turn", "unplug", "validate",
 ];
 
 /// Fields of study named with a final s, asked with "is" ("What is Core Robotics?"); word ends,
@@ -212,6 +213,19 @@ const FIELDS: &[&str] = &[
 const CLAUSE_VERBS: &[&str] = &[
     "is", "are", "was", "were", "become", "becomes", "became", "matters", "happens", "means",
     "belongs", "can", "cannot", "could", "would", "might",
+];
+
+/// More verbs that make a heading a statement, for follow-ups ("Structured Configs supports:" leads
+/// into a list; "Python Agent Perceives" narrates a scenario's step): not a thing to ask about.
+const READER_CLAUSE_VERBS: &[&str] = &[
+    "supports",
+    "perceives",
+    "includes",
+    "provides",
+    "contains",
+    "offers",
+    "enables",
+    "allows",
 ];
 
 /// Words that make a heading a statement addressed to the reader ("Software you will need"):
@@ -298,6 +312,7 @@ const GENERIC_LAST_WORDS: &[&str] = &[
     "figures",
     "screenshot",
     "screenshots",
+    "screen",
     "instructions",
 ];
 
@@ -384,6 +399,10 @@ const READER_GENERIC: &[&str] = &[
     "what's next?",
     "what next?",
     "next",
+    "next section",
+    "previous section",
+    "next chapter",
+    "next page",
 ];
 
 /// Last words that make a heading a document to be shown ("Dual-Boot Guide"): asked for like an
@@ -436,6 +455,8 @@ const THING_NOUNS: &[&str] = &[
     "policies",
     "structure",
     "structures",
+    "backend",
+    "backends",
 ];
 
 /// Two-word things that open with a verb, asked as things whatever the book's prose says (the
@@ -594,6 +615,36 @@ const PROBLEM_ADJECTIVES: &[&str] = &[
     "unexpected",
 ];
 
+/// Words that, alone as a heading, qualify its section ("Basic", "Inline", "Optional": a tier, a
+/// variant, a kind) rather than name a topic: "What is basic?" asks nothing.
+const LONE_QUALIFIERS: &[&str] = &[
+    "basic",
+    "intermediate",
+    "beginner",
+    "expert",
+    "hybrid",
+    "inline",
+    "optional",
+    "required",
+    "mandatory",
+    "simple",
+    "complete",
+    "custom",
+    "default",
+    "manual",
+    "automatic",
+    "general",
+    "common",
+    "legacy",
+    "experimental",
+    "standard",
+    "minimal",
+    "full",
+    "partial",
+    "static",
+    "dynamic",
+];
+
 /// Number words that open a list heading ("Five reasons to simulate"): asked with "the".
 const NUMBER_WORDS: &[&str] = &[
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
@@ -638,15 +689,19 @@ fn only_label(h: &str) -> bool {
     let label = |w: &str| {
         LABELS.contains(&w) || READER_LABELS.contains(&w) || ["page", "mistake"].contains(&w)
     };
+    // "Test Scenario 1": every word but the number a label.
     h.split(',').all(|part| {
         let words: Vec<String> = part.split_whitespace().map(str::to_lowercase).collect();
-        words.len() == 2
-            && (label(&words[0]) || words[0].strip_suffix('s').is_some_and(label))
-            && words[1]
+        let n = words.len();
+        (2..=3).contains(&n)
+            && words[..n - 1]
+                .iter()
+                .all(|w| label(w) || w.strip_suffix('s').is_some_and(label))
+            && words[n - 1]
                 .trim_end_matches(['.', ':'])
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '–' | '&'))
-            && words[1].chars().any(|c| c.is_ascii_digit())
+            && words[n - 1].chars().any(|c| c.is_ascii_digit())
     })
 }
 
@@ -823,10 +878,9 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     // problem ("No ROS 2 topics are published", "Inference is too slow") is asked as one. A
     // heading opening with a question word ("What is ROS") is asked by the plain phrasing.
     let statement = !opens_question
-        && lower_words
-            .iter()
-            .skip(1)
-            .any(|w| CLAUSE_VERBS.contains(&w.as_str()));
+        && lower_words.iter().skip(1).any(|w| {
+            CLAUSE_VERBS.contains(&w.as_str()) || READER_CLAUSE_VERBS.contains(&w.as_str())
+        });
     let problem = statement && (lower_words[0] == "no" || lower_words.iter().any(|w| w == "too"));
     // "Incorrect image input to VLA model": the problem is the noun phrase.
     let named_problem = PROBLEM_ADJECTIVES.contains(&lower_words[0].as_str())
@@ -937,6 +991,13 @@ pub fn section_follow_up(
     section: Option<&str>,
     noun_compound: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
+    // A quiz or exercises page tests the reader: its sections answer nothing a reader asks.
+    let assessment = chapter
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| ASSESSMENT_WORDS.contains(&w.to_lowercase().as_str()));
+    if assessment {
+        return None;
+    }
     let Some(section) = section else {
         return phrase(chapter, true, noun_compound);
     };
@@ -1011,8 +1072,17 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     } else {
         h.find(": ")
     };
-    let h = match colon.map(|i| &h[..i]) {
-        Some(head) if head.split_whitespace().count() >= 1 && head.len() >= 3 => {
+    let h = match colon.map(|i| (&h[..i], &h[i + 2..])) {
+        // "Lab Tier 1: Economy Lab": a label before the colon, the topic after it; a test's
+        // ("Test Scenario 2: Plan to Execution") names the steps it runs through, not a topic.
+        Some((head, tail)) if reader && only_label(head) => {
+            let lower = head.to_lowercase();
+            if tail.trim().is_empty() || lower.contains("test") || lower.contains("scenario") {
+                return None;
+            }
+            tail.trim().to_string()
+        }
+        Some((head, _)) if head.split_whitespace().count() >= 1 && head.len() >= 3 => {
             head.trim().to_string()
         }
         _ => h,
@@ -1049,14 +1119,29 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     if GENERIC_HEADINGS.contains(&lower.as_str()) || (reader && only_label(&h)) {
         return None;
     }
+    if reader && words.len() == 1 && LONE_QUALIFIERS.contains(&lower.as_str()) {
+        return None;
+    }
+    // "customDocsPath, docsUrl, editUrl, enableUpdateBy": a run of option names, no one topic.
+    if reader && h.matches(", ").count() >= 2 && h.split(", ").all(|p| !p.contains(' ')) {
+        return None;
+    }
     // "Introduction to Structured Configs", "Overview of Launch Files": the reader asks about the
     // thing introduced ("What are Structured Configs?", was "What is Introduction to …?").
     if reader {
+        // "A Note about composition order": the note's topic ("What is composition order?", was
+        // "What is a note about composition order?").
         let introduced = [
             "introduction to ",
             "intro to ",
             "overview of ",
             "an overview of ",
+            "a note about ",
+            "a note on ",
+            "note about ",
+            "note on ",
+            "notes on ",
+            "notes about ",
         ]
         .iter()
         .find_map(|lead| {
@@ -1080,7 +1165,8 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         // "Bad usage of <" (the code was the topic), "Use C++ For:", "3-4 Correct" (a quiz's
         // score band): nothing to ask about.
         let last_word = lower_words[lower_words.len() - 1].as_str();
-        let score_band = words[0].contains(['-', '–'])
+        let score_band = (words[0].contains(['-', '–'])
+            || lower_words.get(1).is_some_and(|w| w == "correct"))
             && words[0]
                 .chars()
                 .all(|c| c.is_ascii_digit() || c == '-' || c == '–');
@@ -1097,8 +1183,10 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                 .is_some_and(|w| w.chars().any(|c| c.is_ascii_digit()));
         // "Congratulations!" cheers; "Capstone Project README.md" names a file of the book.
         // "Hydra 1.1" heads what changed in a release, not the release itself.
-        let version = last.contains('.')
-            && last
+        // "Mermaid v10.4+" names a required version.
+        let number = last.trim_start_matches('v').trim_end_matches('+');
+        let version = number.contains('.')
+            && number
                 .split('.')
                 .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
         // "Key Takeaways to Remember" is a summary.
@@ -1115,7 +1203,12 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         {
             return None;
         }
-        if SHOWN_LAST_WORDS.contains(&last) && !h.ends_with('?') {
+        // "An example using only default packages" is asked for like a guide.
+        let an_example = ["a", "an"].contains(&lower_words[0].as_str())
+            && lower_words
+                .get(1)
+                .is_some_and(|w| w == "example" || w == "examples");
+        if (SHOWN_LAST_WORDS.contains(&last) || an_example) && !h.ends_with('?') {
             return Some(show(&h));
         }
     }
@@ -2168,9 +2261,72 @@ mod tests {
                 Some("What should I do about Slow Boot into Ubuntu?"),
             ),
             ("3-4 Correct: Needs Improvement 📚", None),
+            ("5 Correct: Good! 👍", None),
+            ("Structured Configs supports:", None),
+            ("Step 2: Python Agent Perceives — Finding the Cup", None),
+            ("Tier 2: Intermediate (Usually works)", None),
+            ("optional", None),
+            ("Inline", None),
+            ("Test Scenario 2: Plan to Execution", None),
+            ("Example Section 1", None),
+            ("Next Section", None),
+            ("Mermaid v10.4+", None),
+            ("2. Omniverse Launcher Welcome Screen", None),
+            (
+                "customDocsPath, docsUrl, editUrl, enableUpdateBy, enableUpdateTime",
+                None,
+            ),
+            (
+                "Isaac Sim, Omniverse and USD",
+                Some("What are Isaac Sim, Omniverse and USD?"),
+            ),
+            (
+                "Lab Tier 1: Economy Lab (under $1,500)",
+                Some("What is Economy Lab?"),
+            ),
+            (
+                "A Note about composition order",
+                Some("What is composition order?"),
+            ),
+            (
+                "An example using only default packages",
+                Some("Can you show an example using only default packages?"),
+            ),
+            ("Automate with CI", Some("How do I automate with CI?")),
+            (
+                "Turn off MDX v1 compat",
+                Some("How do I turn off MDX v1 compat?"),
+            ),
+            ("Process backends", Some("What are Process backends?")),
         ] {
             assert_eq!(follow_up(h).as_deref(), q, "{h}");
         }
+    }
+
+    #[test]
+    fn no_follow_up_points_into_a_quiz_or_exercises() {
+        let none = |_: &str| false;
+        assert_eq!(
+            section_follow_up(
+                "Chapter 08 Quiz - Bipedal Locomotion",
+                Some("Question 5: Gait State Machine"),
+                &none
+            ),
+            None
+        );
+        assert_eq!(
+            section_follow_up("Exercises and Challenges", Some("Starter Code"), &none),
+            None
+        );
+        assert_eq!(
+            section_follow_up(
+                "Chapter 08 - Bipedal Locomotion",
+                Some("Gait State Machine"),
+                &none
+            )
+            .as_deref(),
+            Some("What is Gait State Machine?")
+        );
     }
 
     #[test]
