@@ -7,7 +7,7 @@
 use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
-    antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label,
+    antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label, only_quoted,
     options_list, passages, restates_problem, states_outcome, successor, value_lines,
     with_its_list, Block, Kind, Label, Passage,
 };
@@ -400,6 +400,11 @@ pub fn choose(
         let ps = passages(&src.text);
         let pointing = pointing[si];
         for (order, p) in ps.iter().enumerate() {
+            // A quoted utterance ("\"Pick up the cup and bring it here\"") is an example of what a
+            // user says, never an answer, even when nothing else in the sections is.
+            if p.kind == Kind::Prose && only_quoted(&p.text) {
+                continue;
+            }
             let window =
                 matches!(p.kind, Kind::Code { .. }).then(|| code_window(&p.text, &q_terms));
             let lexical = match (&p.kind, p.intro) {
@@ -520,7 +525,16 @@ pub fn choose(
         let top_source = if has_sentence(lead_source) {
             Some(lead_source)
         } else {
-            prose.iter().map(|c| c.source).min()
+            // The best-ranked section with a sentence that answers (not a question, a lead-in or
+            // a quoted utterance), else the best-ranked with any.
+            let first_with = |weak_ok: bool| {
+                prose
+                    .iter()
+                    .filter(|c| weak_ok || !c.weak)
+                    .map(|c| c.source)
+                    .min()
+            };
+            first_with(false)
         };
         let first = order
             .iter()
@@ -1206,23 +1220,38 @@ mod tests {
             crate::passage::with_its_list(lead_text, &p[0].text),
             "The engine computes three things: contact forces; friction; joint limits."
         );
-        // With nothing else in the best-ranked section, its question is still quoted (never a
-        // dead end).
+        // With nothing but a question, a bare lead-in or a quoted utterance in the sections,
+        // nothing is quoted (the answer lists its sources: `render`), rather than a line that
+        // answers nothing.
+        let only = src(
+            1,
+            "Which physics engine is best for a walking humanoid robot?\n\nYou will build a walking humanoid robot that responds to:\n\n> **\"Pick the physics engine for the humanoid robot\"**",
+        );
+        let q = choose(
+            "physics engine for a humanoid robot",
+            &[only],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(q.is_empty(), "{q:?}");
+        // A section with a sentence that answers is quoted first, though ranked below.
+        let answers = src(
+            2,
+            "The physics engine computes contact forces for a humanoid robot.",
+        );
         let only = src(
             1,
             "Which physics engine is best for a walking humanoid robot?",
         );
-        assert_eq!(
-            choose(
-                "physics engine for a humanoid robot",
-                &[only],
-                None,
-                None,
-                &Style::default()
-            )
-            .len(),
-            1
+        let q = choose(
+            "physics engine for a humanoid robot",
+            &[only, answers],
+            None,
+            None,
+            &Style::default(),
         );
+        assert_eq!(q.first().map(|q| q.source), Some(1), "{q:?}");
     }
 
     #[test]
@@ -1429,7 +1458,8 @@ mod tests {
         );
         assert_eq!(q[0].source, 1, "{q:?}");
         assert!(q.iter().all(|q| q.source == 1), "{q:?}");
-        // With nothing else to quote, the quiz is still quoted (never a dead end).
+        // With nothing else, the quiz's question is not quoted as if it answered: the answer
+        // lists its source instead (`render`).
         let q = choose(
             "run three robots with separate topic prefixes",
             &[quiz],
@@ -1437,7 +1467,7 @@ mod tests {
             None,
             &Style::default(),
         );
-        assert_eq!(q.first().map(|q| q.source), Some(0), "{q:?}");
+        assert!(q.iter().all(|q| !q.text.ends_with('?')), "{q:?}");
     }
 
     #[test]

@@ -645,6 +645,22 @@ pub fn states_outcome(line: &str) -> bool {
     label_head(line).is_some_and(|head| OUTCOME_LABELS.contains(&head.as_str()))
 }
 
+/// Whether `line` is nothing but a quoted utterance ("\"Pick up the cup and bring it here\"", an
+/// example of what a user might say or type): it illustrates, it answers nothing.
+pub fn only_quoted(line: &str) -> bool {
+    let t = line
+        .trim()
+        .trim_matches(['*', '_'])
+        .trim_end_matches(['.', ',', ';']);
+    let Some(inner) = t
+        .strip_prefix(['"', '“'])
+        .and_then(|r| r.strip_suffix(['"', '”']))
+    else {
+        return false;
+    };
+    !inner.contains(['"', '“', '”'])
+}
+
 /// Labels of a line that says where to read next (never quoted).
 const NAV_LABELS: &[&str] = &[
     "next",
@@ -1211,6 +1227,20 @@ pub fn code_window(body: &str, terms: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_utterance_is_only_quoted() {
+        assert!(only_quoted(
+            "\"Go to the kitchen table and pick up the blue cup\""
+        ));
+        assert!(only_quoted("“Pick up the cup and bring it here”."));
+        assert!(only_quoted("**\"Go to the kitchen table\"**"));
+        assert!(!only_quoted("\"Go\" and \"Stop\" are the two commands."));
+        assert!(!only_quoted("Say \"stop\" to halt the robot."));
+        assert!(!only_quoted(
+            "\"Go to the kitchen\" then \"pick up the cup\""
+        ));
+    }
 
     #[test]
     fn a_lowercase_lead_in_after_the_last_sentence_is_its_own_piece() {
