@@ -776,12 +776,16 @@ pub fn choose(
         let quoted = |s: usize| style.prefer_code && quotes.iter().any(|q| q.source == s);
         let empty = quotes.is_empty();
         // A short block of the first quote's section that holds half the question's terms (the
-        // snippet) shows the answer's lines; otherwise the block with the most of its terms.
+        // snippet) shows the answer's lines; otherwise the block with the most of its terms. A
+        // block of another section must hold more than one word in five of the question's (a
+        // lone shared word brought `npm run build` to a question about building fewer versions).
+        let other_section_terms = 0.2;
         let pick = snippet.or_else(|| {
             code.iter()
                 .filter(|c| {
                     c.source == first_source
-                        || (wants_code && (quoted(c.source) || c.lexical > 0.0 || empty))
+                        || (wants_code
+                            && (quoted(c.source) || c.lexical > other_section_terms || empty))
                 })
                 .min_by(|a, b| {
                     a.source
@@ -1435,6 +1439,39 @@ mod tests {
         assert_eq!(q[0].source, 0, "{q:?}");
         assert!(q[0].is_sentence(), "{q:?}");
         assert!(q.iter().any(|q| q.source == 1), "{q:?}");
+    }
+
+    #[test]
+    fn a_how_to_answer_takes_code_of_another_section_only_when_it_is_about_the_question() {
+        let tip = src(
+            0,
+            "Tip: limit the docs to 2 or 3 versions in dev and deploy previews to improve startup and build time.",
+        );
+        let build = src(
+            1,
+            "You can build the site for production:\n\n```bash\nnpm run build\n```",
+        );
+        let question = "how do I build only a couple of the old versions locally";
+        let q = choose(
+            question,
+            &[tip.clone(), build],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(q.iter().all(|q| q.code_lang().is_none()), "{q:?}");
+        let only_versions = src(
+            1,
+            "Build only the versions you list in dev:\n\n```js\nonlyIncludeVersions: ['current', '1.0.0'] // build only these old versions locally\n```",
+        );
+        let q = choose(
+            question,
+            &[tip, only_versions],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(q.iter().any(|q| q.code_lang().is_some()), "{q:?}");
     }
 
     #[test]
