@@ -532,7 +532,9 @@ pub fn antecedent(text: &str, sentence: &str) -> Option<String> {
 pub fn successor(text: &str, sentence: &str) -> Option<String> {
     around_in_paragraph(text, sentence, |_, after| {
         let next = sentences(after).into_iter().next()?;
-        Some((ends_sentence(&next) && is_quotable(&next)).then_some(next))
+        // A question ("So why is 2024-2026 the inflection point?") asks what the quote should
+        // answer: the quote does not go on with it.
+        Some((ends_sentence(&next) && !next.ends_with('?') && is_quotable(&next)).then_some(next))
     })
 }
 
@@ -1654,6 +1656,11 @@ mod tests {
         let fragment = "Set the option in your config file. See below";
         assert_eq!(
             successor(fragment, "Set the option in your config file."),
+            None
+        );
+        let question = "Robotics research dates back to the 1950s. So why is 2024-2026 the inflection point? Five trends converge.";
+        assert_eq!(
+            successor(question, "Robotics research dates back to the 1950s."),
             None
         );
     }
