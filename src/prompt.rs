@@ -67,6 +67,7 @@ mod tests {
             url: "/docs/c1#s1".into(),
             text: "Nodes are processes.".into(),
             score: 1.0,
+            subsections: Vec::new(),
         }];
         let p = build_prompt(&PromptInput {
             question: "What is a node?",

@@ -9,7 +9,7 @@ use book_prompt::prefs::{Detail, Format, Preferences};
 use crate::passage::{
     antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label, only_quoted,
     options_list, passages, restates_problem, states_outcome, successor, value_lines,
-    with_its_list, Block, Kind, Label, Passage,
+    with_its_list, with_its_subsections, Block, Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::{plain_words, terms};
@@ -438,7 +438,13 @@ pub fn choose(
                 window,
                 // A question or a lead-in ("… is a script that:") answers nothing by itself, nor
                 // does the outcome of an unstated step ("Expected: Clear audio playback.").
-                weak: p.text.ends_with(['?', ':']) || pointing || states_outcome(&p.text),
+                // A lead-in that ends its section announces the sections under it: quoted with
+                // their headings, it answers.
+                weak: p.text.ends_with('?')
+                    || (p.text.ends_with(':')
+                        && with_its_subsections(&src.text, &p.text, &src.subsections).is_none())
+                    || pointing
+                    || states_outcome(&p.text),
             };
             match p.kind {
                 Kind::Prose => prose.push(c),
@@ -574,7 +580,9 @@ pub fn choose(
                 let more = order.iter().map(|&i| &prose[i]).find(|c| {
                     c.source == source
                         && !c.weak
-                        && c.lexical > 0.0
+                        // A lead-in that ends the section, with the sections under it, says
+                        // what the section is made of, whatever its words.
+                        && (c.lexical > 0.0 || c.passage.text.ends_with(':'))
                         && first_next.as_deref() != Some(c.passage.text.as_str())
                         && !chosen.iter().any(|x| std::ptr::eq(*x, *c))
                         && chosen.iter().filter(|x| x.source == source).count() < style.per_source
@@ -656,7 +664,6 @@ pub fn choose(
             .enumerate()
             .filter(|(_, (c, _))| !absorbed.contains(&(c.source, c.order)))
             .map(|(at, (c, prev))| {
-                let text = &sources[c.source].text;
                 // "This can be useful …" is quoted after the sentence it leans on, unless that
                 // one is quoted already, before it.
                 let sentence = match prev {
@@ -701,7 +708,10 @@ pub fn choose(
                 };
                 Quote {
                     source: c.source,
-                    text: cut_at_word(&with_its_list(text, &sentence), MAX_SENTENCE_CHARS),
+                    text: cut_at_word(
+                        &completed_lead_in(&sources[c.source], &sentence),
+                        MAX_SENTENCE_CHARS,
+                    ),
                     matched_as_sentence: true,
                     form: Form::Sentence,
                     intro: None,
@@ -817,6 +827,19 @@ pub fn choose(
     add_named_value(&q_terms, sources, &mut quotes);
     quotes.sort_by_key(|q| q.source);
     quotes
+}
+
+/// `sentence` of `source` completed with what it announces when it is a lead-in: the list after it
+/// (`with_its_list`), or, when it ends its section, the headings of the sections under it
+/// (`with_its_subsections`).
+fn completed_lead_in(source: &Source, sentence: &str) -> String {
+    let with_list = with_its_list(&source.text, sentence);
+    if with_list.ends_with(':') {
+        if let Some(s) = with_its_subsections(&source.text, sentence, &source.subsections) {
+            return s;
+        }
+    }
+    with_list
 }
 
 /// Turns a sentence quote that is one option of a list of options ("Large (100+): Important data
@@ -1185,6 +1208,7 @@ mod tests {
             url: format!("/c#{n}"),
             text: text.into(),
             score: 1.0,
+            subsections: Vec::new(),
         }
     }
 
@@ -1439,6 +1463,41 @@ mod tests {
         assert_eq!(q[0].source, 0, "{q:?}");
         assert!(q[0].is_sentence(), "{q:?}");
         assert!(q.iter().any(|q| q.source == 1), "{q:?}");
+    }
+
+    #[test]
+    fn a_lead_in_ending_the_section_is_quoted_with_the_sections_under_it() {
+        let mut why = src(
+            0,
+            "Physical AI isn't new: robotics research dates back to the 1950s. So why is 2024-2026 the inflection point? Five technological trends are converging simultaneously:",
+        );
+        why.subsections = vec![
+            "1. Vision-Language-Action (VLA) Models".into(),
+            "2. Sim-to-Real Transfer".into(),
+        ];
+        let q = choose(
+            "why is physical ai happening now when robotics research is old",
+            &[why.clone()],
+            None,
+            None,
+            &Style::default(),
+        );
+        let texts: Vec<&str> = q.iter().map(|q| q.text.as_str()).collect();
+        assert!(
+            texts.contains(&"Five technological trends are converging simultaneously: Vision-Language-Action (VLA) Models; Sim-to-Real Transfer."),
+            "{texts:?}"
+        );
+        assert!(texts.iter().all(|t| !t.ends_with('?')), "{texts:?}");
+        // Without the sections under it, the lead-in announces nothing it can show.
+        why.subsections.clear();
+        let q = choose(
+            "why is physical ai happening now when robotics research is old",
+            &[why],
+            None,
+            None,
+            &Style::default(),
+        );
+        assert!(q.iter().all(|q| !q.text.ends_with(':')), "{q:?}");
     }
 
     #[test]
@@ -2119,6 +2178,7 @@ mod properties {
                     url: format!("/c#{i}"),
                     text: t.clone(),
                     score: 1.0,
+                    subsections: Vec::new(),
                 })
                 .collect();
             let style = Style { sentences, ..Style::default() };

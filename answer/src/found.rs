@@ -46,6 +46,7 @@ pub fn collect(
                 url: meta.url.clone(),
                 text: texts.get(h.chunk).unwrap_or_default().to_string(),
                 score: h.relevance,
+                subsections: subsections(index, h.chunk),
             })
         })
         .collect();
@@ -59,6 +60,41 @@ pub fn collect(
         agree: results.agree,
         vector,
     }
+}
+
+/// Most subsection headings a source carries (a lead-in announcing more is rare; its quote is cut
+/// anyway).
+const MAX_SUBSECTIONS: usize = 8;
+
+/// The headings of the sections right under chunk `i`'s on its page, in page order: the later
+/// chunks of the page whose heading path is `i`'s plus one heading, each section once (a long
+/// section is several chunks), up to the next section that is not under `i`'s.
+fn subsections(index: &Index, i: u32) -> Vec<String> {
+    let chunks = &index.meta.chunks;
+    let Some(meta) = chunks.get(i as usize) else {
+        return Vec::new();
+    };
+    // A page top has the title alone as its path; its subsections are the page's first level.
+    let depth = meta.headings.len();
+    let mut out: Vec<String> = Vec::new();
+    for c in chunks[i as usize + 1..]
+        .iter()
+        .take_while(|c| c.page == meta.page)
+    {
+        if c.headings.len() <= depth || c.headings[..depth] != meta.headings[..] {
+            break;
+        }
+        if c.headings.len() == depth + 1 {
+            if let Some(h) = c.section.as_ref().filter(|h| !out.contains(h)) {
+                out.push(h.clone());
+            }
+        }
+        if out.len() > MAX_SUBSECTIONS {
+            break;
+        }
+    }
+    out.truncate(MAX_SUBSECTIONS);
+    out
 }
 
 /// The next section of the best source's page, the other sources, the next page (when the best
@@ -162,6 +198,7 @@ mod tests {
             url: meta.url,
             text: String::new(),
             score: 1.0,
+            subsections: Vec::new(),
         }]
     }
 
@@ -180,6 +217,23 @@ mod tests {
     }
 
     #[test]
+    fn a_source_knows_the_headings_of_the_sections_under_it() {
+        let (mut index, _) = robot_book();
+        // "Nodes" with "Topics" and "Creating a Node" under it; Gazebo's page follows.
+        let path = |hs: &[&str]| hs.iter().map(|h| h.to_string()).collect::<Vec<_>>();
+        index.meta.chunks[1].headings = path(&["ROS 2", "Nodes", "Topics"]);
+        index.meta.chunks[2].headings = path(&["ROS 2", "Nodes", "Creating a Node"]);
+        assert_eq!(subsections(&index, 0), ["Topics", "Creating a Node"]);
+        assert!(subsections(&index, 1).is_empty());
+        // A deeper section is not a child, and a section of the same level ends the list.
+        index.meta.chunks[1].headings = path(&["ROS 2", "Nodes", "Topics", "QoS"]);
+        assert_eq!(subsections(&index, 0), ["Creating a Node"]);
+        index.meta.chunks[1].headings = path(&["ROS 2", "Topics"]);
+        assert!(subsections(&index, 0).is_empty());
+        assert!(subsections(&index, 99).is_empty());
+    }
+
+    #[test]
     fn the_next_page_is_offered_only_from_the_last_section_of_a_page() {
         let (index, _) = robot_book();
         // "Topics", in the middle of the ROS 2 page: its next step is "Creating a Node".
@@ -191,6 +245,7 @@ mod tests {
             url: meta.url,
             text: String::new(),
             score: 1.0,
+            subsections: Vec::new(),
         }];
         let offered = relations(&index, &related(&index, &middle, None));
         assert!(offered.contains(&(Relation::Next, "Creating a Node".to_string())));

@@ -306,6 +306,7 @@ mod tests {
             url: "/docs/nodes#topics".into(),
             text: "Nodes talk over topics.".into(),
             score,
+            subsections: Vec::new(),
         };
         let refusal = |scores: &[f32]| {
             let found = Found {
@@ -478,6 +479,7 @@ mod tests {
             url: format!("/docs/joints#s{chunk}"),
             text: text.into(),
             score,
+            subsections: Vec::new(),
         };
         let found = Found {
             sources: vec![

@@ -364,6 +364,38 @@ pub fn with_its_list(text: &str, sentence: &str) -> String {
     out
 }
 
+/// The lead-in `sentence` that ends its section's `text` ("Five technological trends are
+/// converging simultaneously:") completed with the headings of the sections under it
+/// (`subsections`, [`crate::Source::subsections`]), as [`with_its_list`] completes one with its
+/// list: the sections are what it announces. `None` unless the sentence is a lead-in ending the
+/// text and there are two subsections or more.
+pub fn with_its_subsections(text: &str, sentence: &str, subsections: &[String]) -> Option<String> {
+    if !sentence.ends_with(':') || subsections.len() < 2 || !flat(text).ends_with(&flat(sentence)) {
+        return None;
+    }
+    let mut out = sentence.to_string();
+    for heading in subsections {
+        let item = strip_numbering(heading.trim().trim_matches('*'))
+            .trim_matches(['*', ' '])
+            .trim_end_matches(['.', ':', ';', ',']);
+        if item.is_empty() {
+            continue;
+        }
+        if out.chars().count() + 2 + item.chars().count() > MAX_LEAD_IN_CHARS {
+            break;
+        }
+        if out.ends_with(':') {
+            out.push(' ');
+        } else {
+            out.pop(); // the closing `.`
+            out.push_str("; ");
+        }
+        out.push_str(item);
+        out.push('.');
+    }
+    (!out.ends_with(':')).then_some(out)
+}
+
 /// Most items of a list of options quoted whole for one of them (see [`options_list`]).
 const MAX_OPTIONS: usize = 5;
 /// Longest label naming an option of such a list, in words ("Edge deployment (Jetson)").
@@ -1663,6 +1695,25 @@ mod tests {
             successor(question, "Robotics research dates back to the 1950s."),
             None
         );
+    }
+
+    #[test]
+    fn a_lead_in_ending_its_section_is_completed_with_the_sections_under_it() {
+        let text = "Robotics research dates back to the 1950s. So why now? Five technological trends are\nconverging simultaneously:";
+        let lead = "Five technological trends are converging simultaneously:";
+        let subs = [
+            "1. Vision-Language-Action (VLA) Models".to_string(),
+            "2. **Sim-to-Real Transfer**".to_string(),
+        ];
+        assert_eq!(
+            with_its_subsections(text, lead, &subs).as_deref(),
+            Some("Five technological trends are converging simultaneously: Vision-Language-Action (VLA) Models; Sim-to-Real Transfer.")
+        );
+        // Not a lead-in, not the end of its section, or one subsection: nothing to complete.
+        assert_eq!(with_its_subsections(text, "So why now?", &subs), None);
+        let more = format!("{text}\n\nThey are listed below.");
+        assert_eq!(with_its_subsections(&more, lead, &subs), None);
+        assert_eq!(with_its_subsections(text, lead, &subs[..1]), None);
     }
 
     #[test]

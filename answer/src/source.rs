@@ -21,6 +21,10 @@ pub struct Source {
     pub text: String,
     /// Retrieval score (higher is better; same scale as the index threshold).
     pub score: f32,
+    /// Headings of the sections right under this one on its page, in order (numbering kept as
+    /// written): what a lead-in ending the section ("Five trends are converging:") announces.
+    /// Filled by [`crate::found::collect`]; empty when it has none.
+    pub subsections: Vec<String>,
 }
 
 impl Source {
