@@ -7,9 +7,10 @@
 use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
-    antecedent, blocks, code_window, ends_sentence, fix_of, is_troubleshooting, label, only_quoted,
-    options_list, passages, restates_problem, states_outcome, successor, value_lines,
-    with_its_list, with_its_subsections, Block, Kind, Label, Passage,
+    antecedent, blocks, code_window, continues_a_sentence, ends_sentence, fix_of,
+    is_troubleshooting, label, only_quoted, options_list, passages, restates_problem,
+    states_outcome, successor, value_lines, with_its_list, with_its_subsections, Block, Kind,
+    Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::{plain_words, terms};
@@ -444,7 +445,8 @@ pub fn choose(
                     || (p.text.ends_with(':')
                         && with_its_subsections(&src.text, &p.text, &src.subsections).is_none())
                     || pointing
-                    || states_outcome(&p.text),
+                    || states_outcome(&p.text)
+                    || continues_a_sentence(&p.text),
             };
             match p.kind {
                 Kind::Prose => prose.push(c),

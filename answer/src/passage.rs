@@ -695,6 +695,20 @@ pub fn only_quoted(line: &str) -> bool {
     !inner.contains(['"', '“', '”'])
 }
 
+/// Words that, opening a line in lowercase, continue a sentence begun elsewhere ("via the automatic
+/// plugin discovery process, which …": a list item finishing its lead-in).
+const CONTINUING_WORDS: &[&str] = &[
+    "via", "and", "or", "which", "but", "because", "so", "then", "by", "through", "where", "while",
+    "whereas", "unless", "until",
+];
+
+/// Whether `line` is the tail of a sentence begun before it (see [`CONTINUING_WORDS`]).
+pub fn continues_a_sentence(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or("");
+    first.chars().next().is_some_and(char::is_lowercase)
+        && CONTINUING_WORDS.contains(&first.trim_end_matches([',', ':']))
+}
+
 /// Labels of a line that says where to read next (never quoted).
 const NAV_LABELS: &[&str] = &[
     "next",
@@ -1261,6 +1275,20 @@ pub fn code_window(body: &str, terms: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tail_of_a_sentence_begun_elsewhere_is_told() {
+        assert!(continues_a_sentence(
+            "via the automatic plugin discovery process, which discovers plugins in `hydra_plugins`"
+        ));
+        assert!(continues_a_sentence(
+            "and contents will be generated within the `/build` directory."
+        ));
+        assert!(!continues_a_sentence("Via a bridge, topics reach Gazebo."));
+        assert!(!continues_a_sentence(
+            "rclpy is the Python client library of ROS 2."
+        ));
+    }
 
     #[test]
     fn a_quoted_utterance_is_only_quoted() {
