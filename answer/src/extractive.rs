@@ -530,24 +530,30 @@ pub fn choose(
     } else {
         // The first quote comes from the best-ranked section that has a sentence: the search ranks
         // sections with the whole section's evidence, better than one sentence's match does.
+        // Never first: a question, a bare lead-in, an outcome or a sentence's tail. A sentence weak
+        // only for its section may be (a quiz's explanation can hold the answer: "Smoothest +
+        // fastest: Flow Matching at 50-120 Hz.").
+        let by_form = |c: &Cand| {
+            let t = &c.passage.text;
+            t.ends_with(['?', ':']) || states_outcome(t) || continues_a_sentence(t)
+        };
         let top_source = if has_sentence(lead_source) {
             Some(lead_source)
         } else {
-            // The best-ranked section with a sentence that answers (not a question, a lead-in or
-            // a quoted utterance), else the best-ranked with any.
+            // The best-ranked section with a sentence that answers, else the best-ranked with a
+            // sentence weak only for its section.
             let first_with = |weak_ok: bool| {
                 prose
                     .iter()
-                    .filter(|c| weak_ok || !c.weak)
+                    .filter(|c| !c.weak || (weak_ok && !by_form(c)))
                     .map(|c| c.source)
                     .min()
             };
-            first_with(false)
+            first_with(false).or_else(|| first_with(true))
         };
-        let first = order
-            .iter()
-            .copied()
-            .find(|&i| Some(prose[i].source) == top_source);
+        let first = order.iter().copied().find(|&i| {
+            Some(prose[i].source) == top_source && !(prose[i].weak && by_form(&prose[i]))
+        });
         if let (Some(first), Some(&top)) = (first, order.first()) {
             chosen.push(&prose[first]);
             // Later quotes are measured against the best sentence of any section.
@@ -1556,8 +1562,8 @@ mod tests {
         );
         assert_eq!(q[0].source, 1, "{q:?}");
         assert!(q.iter().all(|q| q.source == 1), "{q:?}");
-        // With nothing else, the quiz's question is not quoted as if it answered: the answer
-        // lists its source instead (`render`).
+        // With nothing else, the quiz's question is never quoted as if it answered (its options
+        // or explanation may be).
         let q = choose(
             "run three robots with separate topic prefixes",
             &[quiz],
