@@ -438,8 +438,9 @@ pub fn choose(
                 meaning: None,
                 window,
                 // A question or a lead-in ("… is a script that:") answers nothing by itself, nor
-                // does the outcome of an unstated step ("Expected: Clear audio playback.").
-                // A lead-in that ends its section announces the sections under it: quoted with
+                // does the outcome of an unstated step ("Expected: Clear audio playback.") or the
+                // tail of a sentence begun elsewhere ("via the automatic plugin discovery …"). A
+                // lead-in that ends its section announces the sections under it: quoted with
                 // their headings, it answers.
                 weak: p.text.ends_with('?')
                     || (p.text.ends_with(':')

@@ -89,11 +89,10 @@ fn subsections(index: &Index, i: u32) -> Vec<String> {
                 out.push(h.clone());
             }
         }
-        if out.len() > MAX_SUBSECTIONS {
+        if out.len() == MAX_SUBSECTIONS {
             break;
         }
     }
-    out.truncate(MAX_SUBSECTIONS);
     out
 }
 

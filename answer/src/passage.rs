@@ -682,8 +682,10 @@ pub fn states_outcome(line: &str) -> bool {
 /// Whether `line` is nothing but a quoted utterance ("\"Pick up the cup and bring it here\"", an
 /// example of what a user might say or type): it illustrates, it answers nothing.
 pub fn only_quoted(line: &str) -> bool {
+    // Bold marks and a closing stop around the quotes, in either order (`**"Go."**`, `"Go"**.`).
     let t = line
         .trim()
+        .trim_end_matches(['.', ',', ';'])
         .trim_matches(['*', '_'])
         .trim_end_matches(['.', ',', ';']);
     let Some(inner) = t
@@ -1297,6 +1299,7 @@ mod tests {
         ));
         assert!(only_quoted("“Pick up the cup and bring it here”."));
         assert!(only_quoted("**\"Go to the kitchen table\"**"));
+        assert!(only_quoted("**\"Go to the kitchen table\"**."));
         assert!(!only_quoted("\"Go\" and \"Stop\" are the two commands."));
         assert!(!only_quoted("Say \"stop\" to halt the robot."));
         assert!(!only_quoted(
