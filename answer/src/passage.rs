@@ -352,16 +352,22 @@ pub fn with_its_list(text: &str, sentence: &str) -> String {
         if item.is_empty() {
             continue;
         }
-        if out.ends_with(':') {
-            out.push(' ');
-        } else {
-            out.pop(); // the closing `.`
-            out.push_str("; ");
-        }
-        out.push_str(item);
-        out.push('.');
+        append_item(&mut out, item);
     }
     out
+}
+
+/// Adds `item` to a lead-in being completed ("… three things:" → "… three things: contact forces.",
+/// then "… contact forces; friction."): the items one sentence, as a reader would write it.
+fn append_item(out: &mut String, item: &str) {
+    if out.ends_with(':') {
+        out.push(' ');
+    } else {
+        out.pop(); // the closing `.`
+        out.push_str("; ");
+    }
+    out.push_str(item);
+    out.push('.');
 }
 
 /// The lead-in `sentence` that ends its section's `text` ("Five technological trends are
@@ -384,14 +390,7 @@ pub fn with_its_subsections(text: &str, sentence: &str, subsections: &[String]) 
         if out.chars().count() + 2 + item.chars().count() > MAX_LEAD_IN_CHARS {
             break;
         }
-        if out.ends_with(':') {
-            out.push(' ');
-        } else {
-            out.pop(); // the closing `.`
-            out.push_str("; ");
-        }
-        out.push_str(item);
-        out.push('.');
+        append_item(&mut out, item);
     }
     (!out.ends_with(':')).then_some(out)
 }
