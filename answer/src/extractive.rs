@@ -8,9 +8,8 @@ use book_prompt::prefs::{Detail, Format, Preferences};
 
 use crate::passage::{
     antecedent, blocks, code_window, continues_a_sentence, ends_sentence, fix_of,
-    is_troubleshooting, label, only_quoted, options_list, passages, restates_problem,
-    states_outcome, successor, value_lines, with_its_list, with_its_subsections, Block, Kind,
-    Label, Passage,
+    is_troubleshooting, label, options_list, passages, restates_problem, states_outcome, successor,
+    value_lines, with_its_list, with_its_subsections, Block, Kind, Label, Passage,
 };
 use crate::source::{cut_at_word, Source};
 use crate::text::{plain_words, terms};
@@ -166,13 +165,20 @@ struct Cand {
     /// For a code block: what a quote of it shows ([`code_window`] for the question), kept from
     /// scoring so it is worked out once.
     window: Option<String>,
-    /// A question, a lead-in whose list is missing, or a sentence of a section that points
-    /// elsewhere (objectives, next steps, a quiz): quoted first only when its section, the
-    /// best-ranked, has nothing better, and never as a later quote.
-    weak: bool,
+    /// A question, a lead-in whose list is missing, an outcome or a sentence's tail: never the
+    /// first quote nor a later one.
+    answers_nothing: bool,
+    /// A sentence of a section that points elsewhere (objectives, next steps, a quiz): the first
+    /// quote only when no section has a sentence that answers, never a later quote.
+    points_elsewhere: bool,
 }
 
 impl Cand {
+    /// Not a sentence that answers, by its form or its section's.
+    fn weak(&self) -> bool {
+        self.answers_nothing || self.points_elsewhere
+    }
+
     /// What a quote of the candidate shows: a code block's window, a sentence whole.
     fn shown(&self) -> &str {
         self.window.as_deref().unwrap_or(&self.passage.text)
@@ -401,11 +407,6 @@ pub fn choose(
         let ps = passages(&src.text);
         let pointing = pointing[si];
         for (order, p) in ps.iter().enumerate() {
-            // A quoted utterance ("\"Pick up the cup and bring it here\"") is an example of what a
-            // user says, never an answer, even when nothing else in the sections is.
-            if p.kind == Kind::Prose && only_quoted(&p.text) {
-                continue;
-            }
             let window =
                 matches!(p.kind, Kind::Code { .. }).then(|| code_window(&p.text, &q_terms));
             let lexical = match (&p.kind, p.intro) {
@@ -442,12 +443,12 @@ pub fn choose(
                 // tail of a sentence begun elsewhere ("via the automatic plugin discovery …"). A
                 // lead-in that ends its section announces the sections under it: quoted with
                 // their headings, it answers.
-                weak: p.text.ends_with('?')
+                answers_nothing: p.text.ends_with('?')
                     || (p.text.ends_with(':')
                         && with_its_subsections(&src.text, &p.text, &src.subsections).is_none())
-                    || pointing
                     || states_outcome(&p.text)
                     || continues_a_sentence(&p.text),
+                points_elsewhere: pointing,
             };
             match p.kind {
                 Kind::Prose => prose.push(c),
@@ -460,8 +461,8 @@ pub fn choose(
         let mut pre: Vec<usize> = (0..prose.len()).collect();
         pre.sort_by(|&a, &b| {
             prose[a]
-                .weak
-                .cmp(&prose[b].weak)
+                .weak()
+                .cmp(&prose[b].weak())
                 .then(prose[b].score().total_cmp(&prose[a].score()))
         });
         // More quotes wanted: more candidates compared by meaning (one encoder run each), spread
@@ -489,8 +490,8 @@ pub fn choose(
     let mut order: Vec<usize> = (0..prose.len()).collect();
     order.sort_by(|&a, &b| {
         prose[a]
-            .weak
-            .cmp(&prose[b].weak)
+            .weak()
+            .cmp(&prose[b].weak())
             .then(prose[b].score().total_cmp(&prose[a].score()))
             .then(prose[a].source.cmp(&prose[b].source))
             .then(prose[a].order.cmp(&prose[b].order))
@@ -501,7 +502,7 @@ pub fn choose(
     // A section that points elsewhere (a quiz, objectives, next steps) restates what another
     // section explains: the first quote comes from the best-ranked section that does not.
     let lead_source = pointing.iter().position(|&p| !p).unwrap_or(0);
-    let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak);
+    let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak());
     let lead = match sources.get(lead_source) {
         Some(top) if !has_sentence(lead_source) => best_block(&q_terms, (lead_source, top), &code),
         _ => None,
@@ -514,7 +515,7 @@ pub fn choose(
     if lead.is_some() {
         // Sentences of other sections only when they are clearly about the question.
         let budget = max_sentences.saturating_sub(1);
-        for &i in order.iter().filter(|&&i| !prose[i].weak) {
+        for &i in order.iter().filter(|&&i| !prose[i].weak()) {
             if chosen.len() >= budget {
                 break;
             }
@@ -531,13 +532,9 @@ pub fn choose(
     } else {
         // The first quote comes from the best-ranked section that has a sentence: the search ranks
         // sections with the whole section's evidence, better than one sentence's match does.
-        // Never first: a question, a bare lead-in, an outcome or a sentence's tail. A sentence weak
-        // only for its section may be (a quiz's explanation can hold the answer: "Smoothest +
-        // fastest: Flow Matching at 50-120 Hz.").
-        let by_form = |c: &Cand| {
-            let t = &c.passage.text;
-            t.ends_with(['?', ':']) || states_outcome(t) || continues_a_sentence(t)
-        };
+        // Never first: a sentence that answers nothing by its form. A sentence weak only for its
+        // section may be (a quiz's explanation can hold the answer: "Smoothest + fastest: Flow
+        // Matching at 50-120 Hz.").
         let top_source = if has_sentence(lead_source) {
             Some(lead_source)
         } else {
@@ -546,21 +543,22 @@ pub fn choose(
             let first_with = |weak_ok: bool| {
                 prose
                     .iter()
-                    .filter(|c| !c.weak || (weak_ok && !by_form(c)))
+                    .filter(|c| !c.weak() || (weak_ok && !c.answers_nothing))
                     .map(|c| c.source)
                     .min()
             };
             first_with(false).or_else(|| first_with(true))
         };
-        let first = order.iter().copied().find(|&i| {
-            Some(prose[i].source) == top_source && !(prose[i].weak && by_form(&prose[i]))
-        });
+        let first = order
+            .iter()
+            .copied()
+            .find(|&i| Some(prose[i].source) == top_source && !prose[i].answers_nothing);
         if let (Some(first), Some(&top)) = (first, order.first()) {
             chosen.push(&prose[first]);
             // Later quotes are measured against the best sentence of any section.
             let best = &prose[top];
             let best_score = best.score();
-            for &i in order.iter().filter(|&&i| i != first && !prose[i].weak) {
+            for &i in order.iter().filter(|&&i| i != first && !prose[i].weak()) {
                 if chosen.len() >= max_sentences {
                     break;
                 }
@@ -588,7 +586,7 @@ pub fn choose(
             if chosen.len() < max_sentences {
                 let more = order.iter().map(|&i| &prose[i]).find(|c| {
                     c.source == source
-                        && !c.weak
+                        && !c.weak()
                         // A lead-in that ends the section, with the sections under it, says
                         // what the section is made of, whatever its words.
                         && (c.lexical > 0.0 || c.passage.text.ends_with(':'))

@@ -680,7 +680,7 @@ pub fn states_outcome(line: &str) -> bool {
 
 /// Whether `line` is nothing but a quoted utterance ("\"Pick up the cup and bring it here\"", an
 /// example of what a user might say or type): it illustrates, it answers nothing.
-pub fn only_quoted(line: &str) -> bool {
+fn only_quoted(line: &str) -> bool {
     // Bold marks and a closing stop around the quotes, in either order (`**"Go."**`, `"Go"**.`).
     let t = line
         .trim()
@@ -1026,6 +1026,11 @@ fn is_quotable(s: &str) -> bool {
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
         .count();
     if capitalised * 10 > words.len() * 6 {
+        return false;
+    }
+    // A quoted utterance ("\"Pick up the cup and bring it here\"") is an example of what a user
+    // says, never an answer.
+    if only_quoted(s) {
         return false;
     }
     // A tab separates the cells of a table flattened into text: row soup, not a sentence.

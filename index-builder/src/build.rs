@@ -93,10 +93,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
     let t0 = Instant::now();
     let mut book = read_book(&opts.docs, &opts.read)
         .with_context(|| format!("cannot read the docs at {}", opts.docs.display()))?;
-    let mut stubs: Vec<bool> = Vec::new();
-    for page in &book.pages {
-        let notice = crate::stub_pages::notice(page).filter(|_| page.chat);
-        if let Some(notice) = &notice {
+    // A stub page is left out as a `chat: false` page is, with a warning naming it.
+    for page in book.pages.iter_mut().filter(|p| p.chat) {
+        if let Some(notice) = crate::stub_pages::notice(page) {
             book.warnings.push(Warning::new(
                 &page.path,
                 None,
@@ -104,19 +103,14 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
                     "only a placeholder (\"{notice}\"): left out of the chat index until it has content"
                 ),
             ));
+            page.chat = false;
         }
-        stubs.push(notice.is_some());
     }
     // Still in path order (stable: a page's own warnings keep their order).
     book.warnings.sort_by(|a, b| a.path.cmp(&b.path));
     let mut chunks = Vec::new();
     let mut pages = Vec::new();
-    let indexed = book
-        .pages
-        .iter()
-        .zip(&stubs)
-        .filter(|(p, stub)| p.chat && !**stub);
-    for (page, _) in indexed {
+    for page in book.pages.iter().filter(|p| p.chat) {
         let page_no = pages.len() as u32;
         pages.push(PageInfo {
             url: page.url.clone(),
