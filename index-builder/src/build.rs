@@ -120,6 +120,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         });
         chunks.extend(chunk_page(page, page_no, opts.limits));
     }
+    // Pages read but kept out of the chat (`chat: false`, placeholders) are counted apart.
+    let (page_count, left_out) = (pages.len(), book.pages.len() - pages.len());
     if chunks.is_empty() {
         anyhow::bail!(
             "no text to index in {} (no .md/.mdx pages with content)",
@@ -219,8 +221,13 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
             }
         );
         eprintln!(
-            "indexed {} pages, {} chunks ({} embedded, {} cached) in {:.1}s",
-            book.pages.len(),
+            "indexed {} pages{}, {} chunks ({} embedded, {} cached) in {:.1}s",
+            page_count,
+            if left_out > 0 {
+                format!(" ({left_out} more read and left out of the chat)")
+            } else {
+                String::new()
+            },
             chunks.len(),
             embedded,
             chunks.len() - embedded,
