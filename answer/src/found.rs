@@ -12,7 +12,9 @@ use crate::suggest::{Related, Relation};
 pub struct Found {
     /// Best first. When `refused`, the nearest (sub-threshold) sections, for the refusal's links.
     pub sources: Vec<Source>,
-    /// Sections near the best source, in order of preference for follow-ups.
+    /// Sections near the best source, in order of preference for follow-ups; when `refused`, the
+    /// nearest sections themselves (a reader told the book does not cover their question is
+    /// offered what the book says closest to it).
     pub related: Vec<Related>,
     /// Nothing passed the relevance threshold: the book does not cover the question.
     pub refused: bool,
@@ -52,7 +54,11 @@ pub fn collect(
         .collect();
     let vector = vector.filter(|_| results.mode != book_retrieval::Mode::Bm25Only);
     Found {
-        related: related(index, &sources, vector.as_deref()),
+        related: if results.refused {
+            nearest(index, &sources)
+        } else {
+            related(index, &sources, vector.as_deref())
+        },
         sources,
         refused: results.refused,
         threshold: results.threshold,
@@ -96,6 +102,32 @@ fn subsections(index: &Index, i: u32) -> Vec<String> {
     out
 }
 
+/// Chunk `i` as a follow-up: the question the index stores for its section
+/// (`IndexMeta::follow_ups`); none for a section with no question or whose question the book
+/// refuses (`IndexMeta::unaskable`).
+fn follow_up(index: &Index, i: usize, relation: Relation) -> Option<Related> {
+    let refused = u32::try_from(i).is_ok_and(|i| index.meta.unaskable.binary_search(&i).is_ok());
+    let question = index
+        .meta
+        .follow_ups
+        .get(i)
+        .filter(|q| !q.is_empty() && !refused)?;
+    index.meta.chunks.get(i).map(|c| Related {
+        url: c.url.clone(),
+        relation,
+        question: question.clone(),
+    })
+}
+
+/// The nearest sections of a refused question, best first, as follow-ups: what the book can answer
+/// closest to what was asked ("How do I sort the sidebar?" after "can the sidebar be shuffled").
+fn nearest(index: &Index, sources: &[Source]) -> Vec<Related> {
+    sources
+        .iter()
+        .filter_map(|s| follow_up(index, s.chunk as usize, Relation::Nearest))
+        .collect()
+}
+
 /// The next section of the best source's page, the other sources, the next page (when the best
 /// source ends its page), the previous section. With the question's embedding (`vector`), the next
 /// page and the previous section are offered only when the book's refusal floor would not call
@@ -110,23 +142,7 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
     let Some(meta) = index.chunk(top.chunk) else {
         return Vec::new();
     };
-    // Each section's follow-up is the question the index stores for it (`IndexMeta::follow_ups`);
-    // a section with none, or whose question the book refuses (`IndexMeta::unaskable`), is never
-    // offered.
-    let unaskable = &index.meta.unaskable;
-    let make = |i: usize, relation: Relation| {
-        let refused = u32::try_from(i).is_ok_and(|i| unaskable.binary_search(&i).is_ok());
-        let question = index
-            .meta
-            .follow_ups
-            .get(i)
-            .filter(|q| !q.is_empty() && !refused)?;
-        chunks.get(i).map(|c| Related {
-            url: c.url.clone(),
-            relation,
-            question: question.clone(),
-        })
-    };
+    let make = |i: usize, relation: Relation| follow_up(index, i, relation);
     let i = top.chunk as usize;
     let mut out = Vec::new();
     // The next step: the first later chunk of the same page in another section.

@@ -85,6 +85,16 @@ pub fn compose(
             .filter(|s| s.score >= NEAREST_FLOOR)
             .cloned()
             .collect();
+        // The questions the listed sections answer: a way on from the refusal, never a section
+        // the refusal does not list.
+        let listed: Vec<&str> = sources.iter().map(|s| s.url.as_str()).collect();
+        let nearest: Vec<suggest::Related> = found
+            .related
+            .iter()
+            .filter(|r| listed.contains(&r.url.as_str()))
+            .cloned()
+            .collect();
+        let suggestions = suggest::suggestions(question, &nearest, &[]);
         return Answer {
             refused: true,
             markdown: if sources.is_empty() {
@@ -97,7 +107,7 @@ pub fn compose(
             sources,
             also: Vec::new(),
             confidence: None,
-            suggestions: Vec::new(),
+            suggestions,
         };
     }
     let chosen = extractive::choose(
@@ -330,6 +340,53 @@ mod tests {
         let near = refusal(&[0.1, -0.2, -0.5]);
         assert_eq!(near.sources.len(), 2, "{near:?}");
         assert_eq!(near.markdown, REFUSAL);
+    }
+
+    #[test]
+    fn a_refusal_offers_the_questions_its_nearest_sections_answer() {
+        let (index, texts) = testing::robot_book();
+        let refused = |question: &str| {
+            let mut res = index.search(&SearchRequest::new(question, None));
+            res.refused = true;
+            found::collect(&index, &texts, &res, None)
+        };
+        let found = refused("Gazebo bridge topics");
+        let a = compose(
+            "Gazebo bridge topics",
+            &found,
+            None,
+            &Preferences::default(),
+            &Words::default(),
+        );
+        assert!(a.refused && !a.sources.is_empty(), "{a:?}");
+        assert!(!a.suggestions.is_empty(), "{a:?}");
+        // Each is the stored question of a section the refusal lists, none of another section.
+        for s in &a.suggestions {
+            let r = found.related.iter().find(|r| &r.question == s);
+            let r = r.unwrap_or_else(|| panic!("{s} is not a nearest section's question"));
+            assert_eq!(r.relation, suggest::Relation::Nearest);
+            assert!(a.sources.iter().any(|src| src.url == r.url), "{s}");
+        }
+        // Far sections are not listed, so their questions are not offered either.
+        let far = Found {
+            sources: found
+                .sources
+                .iter()
+                .map(|s| Source {
+                    score: -0.9,
+                    ..s.clone()
+                })
+                .collect(),
+            ..found
+        };
+        let a = compose(
+            "Gazebo bridge topics",
+            &far,
+            None,
+            &Preferences::default(),
+            &Words::default(),
+        );
+        assert!(a.sources.is_empty() && a.suggestions.is_empty(), "{a:?}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Follow-up questions offered under an answer: drawn from sections related to it (the next step
-//! in the chapter, other sections the search found, the next page). Each is the question the index
+//! in the chapter, other sections the search found, the next page; under a refusal, the nearest
+//! sections it lists). Each is the question the index
 //! stores for its section (phrased and asked at build time: see the `phrasing` module and
 //! `IndexMeta::follow_ups`), so it names a real section of the book and the book answers it.
 
@@ -17,6 +18,8 @@ pub enum Relation {
     NextPage,
     /// The section before the answer's.
     Previous,
+    /// One of the sections nearest a question the book does not answer (listed under the refusal).
+    Nearest,
 }
 
 /// A section next to the answer, a source of follow-up questions.
