@@ -197,6 +197,11 @@ async fn refusal_makes_no_llm_call() {
     assert!(w
         .q("ol[aria-label='Nearest sections'] a[href='/docs/ros#nodes']")
         .is_some());
+    // A way on: the questions the nearest sections answer are offered.
+    assert!(
+        w.q(".bc-sugg button").is_some(),
+        "no follow-up under the refusal"
+    );
 }
 
 #[wasm_bindgen_test]

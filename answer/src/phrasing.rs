@@ -1332,12 +1332,21 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     let head = if reader {
         phrase_end(
             &lower_words,
-            &["of", "for", "in", "with", "on", "from", "to", "between"],
+            &[
+                "of", "for", "in", "with", "on", "from", "to", "between", "by",
+            ],
         )
     } else {
         phrase_end(&lower_words, &["of", "for", "in", "with", "on", "from"])
     }
     .map_or(lower_words.len() - 1, |i| i - 1);
+    // A participle after the head noun ("Resolvers provided by Hydra", "Plugins included in the
+    // release") is not the head: the word before it is.
+    let head = if reader && head > 0 && lower_words[head].ends_with("ed") {
+        head - 1
+    } else {
+        head
+    };
     let noun = lower_words[head].as_str();
     // "APIs", "GPUs": capitals and a plural s.
     let original = words[head].trim_matches(|c: char| !c.is_alphanumeric());
@@ -1929,6 +1938,14 @@ mod tests {
             ("Key Terms", None),
             ("Monorepos", Some("What are Monorepos?")),
             ("Chaos", Some("What is Chaos?")),
+            (
+                "Resolvers provided by Hydra",
+                Some("What are Resolvers provided by Hydra?"),
+            ),
+            (
+                "VRAM Requirements by Workload",
+                Some("What are VRAM Requirements by Workload?"),
+            ),
             ("Skills Gained", None),
             ("Code Breakdown", None),
             ("Component Breakdown", Some("What is Component Breakdown?")),

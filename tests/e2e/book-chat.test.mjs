@@ -350,6 +350,9 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
         if (want.refused) {
           // The CLI refused: so must the widget (a refusal has no Regenerate button to wait for).
           await lastAnswer(page).getByText("couldn't find an answer to this in the book", {exact: false}).waitFor({timeout: 30000});
+          // Its follow-ups: the questions of the nearest sections it lists.
+          const follow = await page.locator('.bc-turn').last().locator('.bc-sugg button').allInnerTexts();
+          assert.deepEqual(follow.map((t) => t.trim()), want.suggestions, `${question}: follow-ups of the refusal`);
           continue;
         }
         await answered(page);
