@@ -120,7 +120,8 @@ fn follow_up(index: &Index, i: usize, relation: Relation) -> Option<Related> {
 }
 
 /// The nearest sections of a refused question, best first, as follow-ups: what the book can answer
-/// closest to what was asked ("How do I sort the sidebar?" after "can the sidebar be shuffled").
+/// closest to what was asked ("How do I control native library thread pools?" after "numpy grabs
+/// all cores when jobs run in parallel", which the Hydra docs refuse).
 fn nearest(index: &Index, sources: &[Source]) -> Vec<Related> {
     sources
         .iter()
@@ -142,7 +143,6 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
     let Some(meta) = index.chunk(top.chunk) else {
         return Vec::new();
     };
-    let make = |i: usize, relation: Relation| follow_up(index, i, relation);
     let i = top.chunk as usize;
     let mut out = Vec::new();
     // The next step: the first later chunk of the same page in another section.
@@ -150,10 +150,10 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
         .take_while(|&j| chunks[j].page == meta.page)
         .find(|&j| chunks[j].url != meta.url);
     if let Some(j) = next {
-        out.extend(make(j, Relation::Next));
+        out.extend(follow_up(index, j, Relation::Next));
     }
     for s in sources.iter().skip(1) {
-        out.extend(make(s.chunk as usize, Relation::Found));
+        out.extend(follow_up(index, s.chunk as usize, Relation::Found));
     }
     let on_topic = |j: usize| match (vector, index.meta.settings.min_cosine) {
         (Some(q), Some(floor)) if q.len() == index.dim() => index.vectors.exact(q, j) >= floor,
@@ -166,7 +166,7 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
         .find(|&j| chunks[j].page == meta.page + 1)
         .filter(|&j| next.is_none() && on_topic(j))
     {
-        out.extend(make(j, Relation::NextPage));
+        out.extend(follow_up(index, j, Relation::NextPage));
     }
     if let Some(j) = (0..i)
         .rev()
@@ -174,7 +174,7 @@ fn related(index: &Index, sources: &[Source], vector: Option<&[f32]>) -> Vec<Rel
         .find(|&j| chunks[j].url != meta.url)
         .filter(|&j| on_topic(j))
     {
-        out.extend(make(j, Relation::Previous));
+        out.extend(follow_up(index, j, Relation::Previous));
     }
     out.retain(|r| r.url != top.url);
     out

@@ -345,19 +345,20 @@ mod tests {
     #[test]
     fn a_refusal_offers_the_questions_its_nearest_sections_answer() {
         let (index, texts) = testing::robot_book();
-        let refused = |question: &str| {
-            let mut res = index.search(&SearchRequest::new(question, None));
-            res.refused = true;
-            found::collect(&index, &texts, &res, None)
+        let question = "Gazebo bridge topics";
+        let mut res = index.search(&SearchRequest::new(question, None));
+        res.refused = true;
+        let found = found::collect(&index, &texts, &res, None);
+        let answer = |found: &Found| {
+            compose(
+                question,
+                found,
+                None,
+                &Preferences::default(),
+                &Words::default(),
+            )
         };
-        let found = refused("Gazebo bridge topics");
-        let a = compose(
-            "Gazebo bridge topics",
-            &found,
-            None,
-            &Preferences::default(),
-            &Words::default(),
-        );
+        let a = answer(&found);
         assert!(a.refused && !a.sources.is_empty(), "{a:?}");
         assert!(!a.suggestions.is_empty(), "{a:?}");
         // Each is the stored question of a section the refusal lists, none of another section.
@@ -377,15 +378,9 @@ mod tests {
                     ..s.clone()
                 })
                 .collect(),
-            ..found
+            ..found.clone()
         };
-        let a = compose(
-            "Gazebo bridge topics",
-            &far,
-            None,
-            &Preferences::default(),
-            &Words::default(),
-        );
+        let a = answer(&far);
         assert!(a.sources.is_empty() && a.suggestions.is_empty(), "{a:?}");
     }
 
