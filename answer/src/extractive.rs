@@ -1262,13 +1262,7 @@ mod tests {
             1,
             "Which physics engine is best for a walking humanoid robot?\n\nYou will build a walking humanoid robot that responds to:\n\n> **\"Pick the physics engine for the humanoid robot\"**",
         );
-        let q = choose(
-            "physics engine for a humanoid robot",
-            &[only],
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("physics engine for a humanoid robot", &[only]);
         assert!(q.is_empty(), "{q:?}");
         // A section with a sentence that answers is quoted first, though ranked below.
         let answers = src(
@@ -1279,13 +1273,7 @@ mod tests {
             1,
             "Which physics engine is best for a walking humanoid robot?",
         );
-        let q = choose(
-            "physics engine for a humanoid robot",
-            &[only, answers],
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("physics engine for a humanoid robot", &[only, answers]);
         assert_eq!(q.first().map(|q| q.source), Some(1), "{q:?}");
     }
 
@@ -1295,13 +1283,7 @@ mod tests {
             src(1, "# Nodes\n\nROS 2 has many parts to learn about. A node is a process that performs computation in the graph. Nodes talk over topics.\n```python\nrclpy.init()\n```"),
             src(2, "Topics are named buses over which nodes exchange messages. Services are request and reply."),
         ];
-        let q = choose(
-            "What is a node in ROS 2?",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("What is a node in ROS 2?", &sources);
         assert_eq!(q[0].source, 0);
         assert_eq!(
             q[0].text,
@@ -1319,12 +1301,9 @@ mod tests {
             1,
             "The queue size says how many messages are buffered for slow subscribers.\n\nChoosing queue size:\n\n- Small (1-10): Real-time data where old messages are irrelevant (sensor readings, velocity commands)\n- Large (100+): Important data that shouldn't be lost (logging, diagnostics)\n\nAdvanced QoS profiles are described later.",
         )];
-        let q = choose(
+        let q = quotes(
             "which queue size for logging data that shouldn't be lost",
             &sources,
-            None,
-            None,
-            &Style::default(),
         );
         let list: Vec<&Quote> = q.iter().filter(|q| q.form == Form::List).collect();
         assert_eq!(list.len(), 1, "{q:?}");
@@ -1392,12 +1371,9 @@ mod tests {
             1,
             "- Type: `'ignore' | 'log' | 'warn' | 'throw'`\n\nThe behavior of Docusaurus when it detects any broken link.\n\nBy default, it throws an error, to ensure you never ship any broken link.",
         )];
-        let q = choose(
+        let q = quotes(
             "the build fails on a broken link, can I make Docusaurus just warn",
             &sources,
-            None,
-            None,
-            &Style::default(),
         );
         assert!(
             q.iter()
@@ -1406,12 +1382,9 @@ mod tests {
             "{q:#?}"
         );
         // Not when the question names no value of the line.
-        let q = choose(
+        let q = quotes(
             "what does Docusaurus do when it detects a broken link",
             &sources,
-            None,
-            None,
-            &Style::default(),
         );
         assert!(!q.iter().any(|x| x.text.starts_with("Type:")), "{q:#?}");
     }
@@ -1422,13 +1395,7 @@ mod tests {
             1,
             "Record five seconds from the microphone and play them back.\n\n- Expected: Clear audio playback with your voice, no crackling from the microphone.\n\nIf no device is listed, the microphone is not seen by the system: check `arecord -l`.",
         )];
-        let q = choose(
-            "my microphone is not found",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("my microphone is not found", &sources);
         assert!(!q.is_empty());
         assert!(q.iter().all(|q| !q.text.contains("Expected")), "{q:?}");
     }
@@ -1449,24 +1416,12 @@ mod tests {
                 "A launch file in ROS 2 is a launch file that launches ROS 2 launch nodes.",
             ),
         ];
-        let q = choose(
-            "What is a launch file in ROS 2?",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("What is a launch file in ROS 2?", &sources);
         assert_eq!(q[0].source, 0, "{q:?}");
         assert_eq!(q[0].code_lang(), Some("bash"), "{q:?}");
         assert!(q.iter().any(|q| q.source == 2), "{q:?}");
         // Without the code-only section, the best-ranked section with a sentence comes first.
-        let q = choose(
-            "What is a launch file in ROS 2?",
-            &sources[1..],
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("What is a launch file in ROS 2?", &sources[1..]);
         assert_eq!(q[0].source, 0, "{q:?}");
         assert!(q[0].is_sentence(), "{q:?}");
         assert!(q.iter().any(|q| q.source == 1), "{q:?}");
@@ -1482,12 +1437,9 @@ mod tests {
             "1. Vision-Language-Action (VLA) Models".into(),
             "2. Sim-to-Real Transfer".into(),
         ];
-        let q = choose(
+        let q = quotes(
             "why is physical ai happening now when robotics research is old",
             &[why.clone()],
-            None,
-            None,
-            &Style::default(),
         );
         let texts: Vec<&str> = q.iter().map(|q| q.text.as_str()).collect();
         assert!(
@@ -1497,12 +1449,9 @@ mod tests {
         assert!(texts.iter().all(|t| !t.ends_with('?')), "{texts:?}");
         // Without the sections under it, the lead-in announces nothing it can show.
         why.subsections.clear();
-        let q = choose(
+        let q = quotes(
             "why is physical ai happening now when robotics research is old",
             &[why],
-            None,
-            None,
-            &Style::default(),
         );
         assert!(q.iter().all(|q| !q.text.ends_with(':')), "{q:?}");
     }
@@ -1518,25 +1467,13 @@ mod tests {
             "You can build the site for production:\n\n```bash\nnpm run build\n```",
         );
         let question = "how do I build only a couple of the old versions locally";
-        let q = choose(
-            question,
-            &[tip.clone(), build],
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes(question, &[tip.clone(), build]);
         assert!(q.iter().all(|q| q.code_lang().is_none()), "{q:?}");
         let only_versions = src(
             1,
             "Build only the versions you list in dev:\n\n```js\nonlyIncludeVersions: ['current', '1.0.0'] // build only these old versions locally\n```",
         );
-        let q = choose(
-            question,
-            &[tip, only_versions],
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes(question, &[tip, only_versions]);
         assert!(q.iter().any(|q| q.code_lang().is_some()), "{q:?}");
     }
 
@@ -1552,24 +1489,15 @@ mod tests {
             1,
             "Give each robot's nodes a namespace in the launch file, so every topic is prefixed with the robot's name.",
         );
-        let q = choose(
+        let q = quotes(
             "run three robots with separate topic prefixes",
             &[quiz.clone(), content.clone()],
-            None,
-            None,
-            &Style::default(),
         );
         assert_eq!(q[0].source, 1, "{q:?}");
         assert!(q.iter().all(|q| q.source == 1), "{q:?}");
         // With nothing else, the quiz's question is never quoted as if it answered (its options
         // or explanation may be).
-        let q = choose(
-            "run three robots with separate topic prefixes",
-            &[quiz],
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("run three robots with separate topic prefixes", &[quiz]);
         assert!(q.iter().all(|q| !q.text.ends_with('?')), "{q:?}");
     }
 
@@ -1587,12 +1515,9 @@ mod tests {
             2,
             "This chapter brings together every module of the course you have read so far.",
         );
-        let q = choose(
+        let q = quotes(
             "which joint type for a knee vs a camera mount",
             &[table.clone(), list.clone(), elsewhere.clone()],
-            None,
-            None,
-            &Style::default(),
         );
         assert_eq!(q[0].form, Form::Table, "{q:?}");
         assert_eq!(q[0].text.lines().count(), 3, "header and both rows: {q:?}");
@@ -1605,13 +1530,7 @@ mod tests {
             md.contains("From [1]:\n\n| Type | Motion | Humanoid example |\n| --- | --- | --- |\n| `revolute` |"),
             "{md}"
         );
-        let q = choose(
-            "how much does a Unitree H1 cost",
-            &[list, elsewhere],
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("how much does a Unitree H1 cost", &[list, elsewhere]);
         assert_eq!(q[0].form, Form::List, "{q:?}");
         let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(
@@ -1622,25 +1541,16 @@ mod tests {
         let mut rows = vec!["Name | Meaning".to_string()];
         rows.extend((0..20).map(|i| format!("`opt{i}` | setting number {i}")));
         rows.push("`draft` | Draft documents are only built in development".into());
-        let q = choose(
-            "what does the draft option do",
-            &[src(0, &rows.join("\n"))],
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("what does the draft option do", &[src(0, &rows.join("\n"))]);
         assert_eq!(q[0].form, Form::Table);
         let lines: Vec<&str> = q[0].text.lines().collect();
         assert_eq!(lines.len(), 1 + MAX_TABLE_ROWS);
         assert_eq!(lines[0], "Name\tMeaning");
         assert!(lines.contains(&"`draft`\tDraft documents are only built in development"));
         // Inline code stays code in a cell, its `|` escaped for the table; other text is literal.
-        let q = choose(
+        let q = quotes(
             "lastmod values",
             &[src(0, "Name | Type\n`lastmod` | `'date' | null` or *none*")],
-            None,
-            None,
-            &Style::default(),
         );
         assert!(
             render(&q, |s| s + 1, true, "", &Words::default())
@@ -1901,13 +1811,7 @@ mod tests {
             1,
             "Feedback arrives while the goal runs, through the callback you pass.\n\n```python\nx()\n```",
         )];
-        let q = choose(
-            "when does action feedback arrive",
-            &plain,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("when does action feedback arrive", &plain);
         assert!(q.iter().all(|q| q.code_lang().is_none()), "{q:?}");
     }
 
@@ -1917,13 +1821,7 @@ mod tests {
             1,
             "- Symptom: The Isaac Sim window opens but the viewport is black.\n- Root Cause: An incompatibility between the windowing system and Isaac Sim.\n- Solution: Switch from Wayland to X11.\n  1. Log out of your Ubuntu session.\n  2. Select Ubuntu on Xorg from the menu.",
         )];
-        let q = choose(
-            "isaac sim viewport is black",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("isaac sim viewport is black", &sources);
         assert!(
             q[0].text.contains("Root Cause: An incompatibility"),
             "{q:?}"
@@ -1948,13 +1846,7 @@ mod tests {
             1,
             "You can enable this UI feature that automatically hides the navbar when a user starts scrolling down the page.\n\n```js\nexport default {\n  themeConfig: {\n    navbar: {\n      hideOnScroll: true,\n    },\n  },\n};\n```",
         )];
-        let q = choose(
-            "navbar that hides when scrolling down",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("navbar that hides when scrolling down", &sources);
         assert_eq!(q.len(), 2, "{q:?}");
         assert!(q[1].text.contains("hideOnScroll: true"), "{q:?}");
         // The error the reader pasted is not its answer.
@@ -1962,12 +1854,9 @@ mod tests {
             1,
             "Docusaurus guards your config from unknown fields, which you can declare under customFields.\n\n```text\nError: The field(s) 'foo' are not recognized in docusaurus.config.js\n```",
         )];
-        let q = choose(
+        let q = quotes(
             "Error: The field(s) 'foo' are not recognized in docusaurus.config.js",
             &error,
-            None,
-            None,
-            &Style::default(),
         );
         assert!(q.iter().all(|q| q.code_lang().is_none()), "{q:?}");
     }
@@ -1978,13 +1867,7 @@ mod tests {
             src(1, "We recommend using ColorBox to find the shades of your primary color."),
             src(2, "We recommend using ColorBox to find the shades of your primary color.\n\nThe primary color is set with the --ifm-color-primary variable."),
         ];
-        let q = choose(
-            "change the primary color",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("change the primary color", &sources);
         let texts: Vec<&str> = q.iter().map(|q| q.text.as_str()).collect();
         assert_eq!(
             texts.iter().filter(|t| t.contains("ColorBox")).count(),
@@ -2000,13 +1883,7 @@ mod tests {
     #[test]
     fn command_only_section_is_quoted() {
         let sources = vec![src(1, "```bash\nsudo apt install ros-humble-desktop\n```")];
-        let q = choose(
-            "ROS desktop packages",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("ROS desktop packages", &sources);
         assert_eq!(q.len(), 1);
         assert_eq!(q[0].code_lang(), Some("bash"));
     }
@@ -2027,13 +1904,7 @@ mod tests {
                 "If the launch fails with an error, check the package path.",
             ),
         ];
-        let q = choose(
-            "What is a URDF file?",
-            &sources,
-            None,
-            None,
-            &Style::default(),
-        );
+        let q = quotes("What is a URDF file?", &sources);
         assert_eq!(q.len(), 1, "{q:?}");
     }
 
@@ -2066,7 +1937,7 @@ mod tests {
             1,
             "The robot <img src=x onerror=alert(1)> moves its arm [9] quickly.",
         )];
-        let q = choose("robot arm", &sources, None, None, &Style::default());
+        let q = quotes("robot arm", &sources);
         let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(md.contains("\\<img"), "{md}");
         assert!(md.contains("\\[9\\]"));
@@ -2140,7 +2011,7 @@ mod tests {
 
     #[test]
     fn nothing_to_quote() {
-        assert!(choose("x", &[], None, None, &Style::default()).is_empty());
+        assert!(quotes("x", &[]).is_empty());
     }
 }
 

@@ -120,8 +120,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         });
         chunks.extend(chunk_page(page, page_no, opts.limits));
     }
-    // Pages read but kept out of the chat (`chat: false`, placeholders) are counted apart.
-    let (page_count, left_out) = (pages.len(), book.pages.len() - pages.len());
     if chunks.is_empty() {
         anyhow::bail!(
             "no text to index in {} (no .md/.mdx pages with content)",
@@ -220,9 +218,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
                 "calibrated on the book's text"
             }
         );
+        // Pages read but kept out of the chat (`chat: false`, placeholders) are counted apart.
+        let left_out = book.pages.len() - index.meta.pages.len();
         eprintln!(
             "indexed {} pages{}, {} chunks ({} embedded, {} cached) in {:.1}s",
-            page_count,
+            index.meta.pages.len(),
             if left_out > 0 {
                 format!(" ({left_out} more read and left out of the chat)")
             } else {
