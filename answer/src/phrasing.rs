@@ -184,7 +184,7 @@ const READER_VERBS: &[&str] = &[
     "assemble", "attach", "automate", "boot", "clean", "compile", "copy", "delete", "disable",
     "execute", "find", "flash", "insert", "localize", "mount", "pass", "prepare", "rebuild",
     "remove", "replace", "reset", "restart", "scaffold", "share", "shrink", "specify", "sweep",
-    "turn", "unplug", "validate",
+    "turn", "unplug", "validate", "view",
 ];
 
 /// Fields of study named with a final s, asked with "is" ("What is Core Robotics?"); word ends,
@@ -470,6 +470,8 @@ const COMPOUND_NOUNS: &[&str] = &[
     "design patterns",
     "design decision",
     "design decisions",
+    "document id",
+    "document ids",
     "search engine",
     "test case",
     "test cases",
@@ -561,6 +563,8 @@ const TROUBLE_WORDS: &[&str] = &[
     "slower",
     "lagging",
     "stuck",
+    "unrealistic",
+    "unstable",
     "unresponsive",
     "overheating",
     "falls",
@@ -877,10 +881,19 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     // "Routes become HTML files": a statement cannot be asked about as a thing; one reporting a
     // problem ("No ROS 2 topics are published", "Inference is too slow") is asked as one. A
     // heading opening with a question word ("What is ROS") is asked by the plain phrasing.
+    // "Sensors Return Unrealistic Data": a plural subject and a verb, then its object.
+    let subject_verb = lower_words.len() > 2
+        && lower_words[0].len() > 3
+        && lower_words[0].ends_with('s')
+        && !["ss", "us", "is"]
+            .iter()
+            .any(|e| lower_words[0].ends_with(e))
+        && VERBS.contains(&lower_words[1].as_str());
     let statement = !opens_question
-        && lower_words.iter().skip(1).any(|w| {
-            CLAUSE_VERBS.contains(&w.as_str()) || READER_CLAUSE_VERBS.contains(&w.as_str())
-        });
+        && (subject_verb
+            || lower_words.iter().skip(1).any(|w| {
+                CLAUSE_VERBS.contains(&w.as_str()) || READER_CLAUSE_VERBS.contains(&w.as_str())
+            }));
     let problem = statement && (lower_words[0] == "no" || lower_words.iter().any(|w| w == "too"));
     // "Incorrect image input to VLA model": the problem is the noun phrase.
     let named_problem = PROBLEM_ADJECTIVES.contains(&lower_words[0].as_str())
@@ -919,6 +932,28 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
         return about(lower_first_word(&lower_first(h)));
     }
     statement.then_some(None)
+}
+
+/// Whether a heading opens with a gerund of three words or more ("Understanding ROS 2 Through
+/// Simple Examples"): an activity, which a reader does not ask to be shown.
+fn activity(lower_words: &[String]) -> bool {
+    lower_words.len() > 2 && lower_words[0].len() > 5 && lower_words[0].ends_with("ing")
+}
+
+/// A follow-up for a common mistake ("Mistake 3: Duplicate Joint Names" → "What should I do about
+/// Duplicate Joint Names?"); none for one told by what was done ("Forgot Inertia", "Referenced
+/// Non-Existent Parent"), which is no topic to ask about.
+fn mistake(tail: &str) -> Option<String> {
+    let first = tail.split_whitespace().next()?.to_lowercase();
+    if first.ends_with("ed") || ["forgot", "forgotten", "forgetting"].contains(&first.as_str()) {
+        return None;
+    }
+    let phrase = if title_case(tail) {
+        tail.to_string()
+    } else {
+        lower_initial(tail)
+    };
+    Some(format!("What should I do about {phrase}?"))
 }
 
 /// "Can you show the Dual-Boot Guide?"; a heading with its own article keeps it ("A humanoid
@@ -1049,6 +1084,10 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     if reader && heading.trim_start().starts_with('-') {
         return None;
     }
+    // "${dataset}_${model}": an interpolation template, no topic in words.
+    if reader && heading.contains("${") {
+        return None;
+    }
     if reader {
         if let Some(q) = command(heading) {
             return Some(q);
@@ -1079,6 +1118,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
             let lower = head.to_lowercase();
             if tail.trim().is_empty() || lower.contains("test") || lower.contains("scenario") {
                 return None;
+            }
+            if lower.starts_with("mistake") || lower.starts_with("pitfall") {
+                return mistake(tail.trim());
             }
             tail.trim().to_string()
         }
@@ -1209,7 +1251,7 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                 .get(1)
                 .is_some_and(|w| w == "example" || w == "examples");
         if (SHOWN_LAST_WORDS.contains(&last) || an_example) && !h.ends_with('?') {
-            return Some(show(&h));
+            return (!activity(&lower_words)).then(|| show(&h));
         }
     }
     if h.ends_with('?') {
@@ -1307,7 +1349,7 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
             ));
         }
     }
-    // "Basic Launch File Example": a reader asks to see it.
+    // "Basic Launch File Example": a reader asks to see it (not an activity: `activity`).
     if reader
         && words.len() >= 2
         && matches!(
@@ -1315,7 +1357,7 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
             "example" | "examples"
         )
     {
-        return Some(show(&h));
+        return (!activity(&lower_words)).then(|| show(&h));
     }
     if reader {
         if let Some(q) = reader_thing(&h, &words, &lower_words) {
@@ -2242,6 +2284,39 @@ mod tests {
         }
         // "Issues" ending a heading names a kind of section.
         assert_eq!(follow_up("Isaac Sim Issues"), None);
+    }
+
+    #[test]
+    fn mistakes_statements_and_templates() {
+        for (h, q) in [
+            (
+                "Mistake 3: Duplicate Joint Names",
+                Some("What should I do about Duplicate Joint Names?"),
+            ),
+            // What was done wrong is no topic.
+            ("Mistake 5: Forgot Inertia", None),
+            ("Mistake 2: Referenced Non-Existent Parent", None),
+            // A plural subject and its verb state a problem.
+            (
+                "4. Sensors Return Unrealistic Data",
+                Some("What should I do when Sensors Return Unrealistic Data?"),
+            ),
+            (
+                "Step 2: View Example URDF",
+                Some("How do I view Example URDF?"),
+            ),
+            ("Viewing Logs", Some("How do I view Logs?")),
+            ("Document ID", Some("What is Document ID?")),
+            ("${dataset}_${model}", None),
+            ("Understanding ROS 2 Through Simple Examples", None),
+            // Still a thing to show.
+            (
+                "Basic Launch File Example",
+                Some("Can you show the Basic Launch File Example?"),
+            ),
+        ] {
+            assert_eq!(follow_up(h).as_deref(), q, "{h}");
+        }
     }
 
     #[test]
