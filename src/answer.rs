@@ -96,7 +96,7 @@ pub fn plan(
     } = *how;
     let query = standalone_query(question, history, page.selection.as_deref());
     let page_url = (!page.url.is_empty()).then_some(page.url.as_str());
-    let found = retriever.search(&query, DEFAULT_TOP_K, page_url);
+    let found = retriever.search(&query, question, DEFAULT_TOP_K, page_url);
     if found.refused || found.sources.is_empty() {
         return Plan::Refuse(direct(book_answer::compose(
             &query, &found, None, &prefs, words,

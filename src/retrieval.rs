@@ -20,8 +20,16 @@ pub type QuestionEncoder = Box<dyn Fn(&str, Option<usize>) -> Option<Vec<f32>>>;
 
 /// Searches the book.
 pub trait Retriever {
-    /// Top `k` (clamped to 1..=[`MAX_TOP_K`]) sources for `query`; chunks of `current_page_url` get a boost.
-    fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved;
+    /// Top `k` (clamped to 1..=[`MAX_TOP_K`]) sources for `query` (the stand-alone query made of
+    /// the reader's words `asked`: a section whose follow-up `asked` is comes first, see
+    /// `SearchRequest::asked`); chunks of `current_page_url` get a boost.
+    fn search(
+        &self,
+        query: &str,
+        asked: &str,
+        k: usize,
+        current_page_url: Option<&str>,
+    ) -> Retrieved;
     /// Number of chunks (0 = nothing loaded).
     fn len(&self) -> usize;
     /// Whether the index is empty.
@@ -112,11 +120,18 @@ impl Retriever for BookIndex {
             .and_then(|e| e(text, Some(max_tokens)))
     }
 
-    fn search(&self, query: &str, k: usize, current_page_url: Option<&str>) -> Retrieved {
+    fn search(
+        &self,
+        query: &str,
+        asked: &str,
+        k: usize,
+        current_page_url: Option<&str>,
+    ) -> Retrieved {
         let vector = self.encoder.borrow().as_ref().and_then(|e| e(query, None));
         let mut req = book_retrieval::SearchRequest::new(query, vector.as_deref());
         req.k = k.clamp(1, MAX_TOP_K);
         req.current_page_url = current_page_url;
+        req.asked = Some(asked);
         let res = self.index.search(&req);
         book_answer::found::collect(&self.index, &self.texts, &res, vector)
     }
@@ -144,10 +159,18 @@ mod tests {
         };
         assert_eq!(r.len(), testing::CHUNK_COUNT);
         assert_eq!(r.content_id(), Some(a.manifest.content_hash.as_str()));
-        let found = r.search("What is a ROS service?", 5, None);
+        let found = r.search("What is a ROS service?", "What is a ROS service?", 5, None);
         assert!(!found.refused, "{found:?}");
         assert_eq!(found.sources[0].section.as_deref(), Some("Services"));
-        assert!(r.search("best pizza dough recipe", 5, None).refused);
+        assert!(
+            r.search(
+                "best pizza dough recipe",
+                "best pizza dough recipe",
+                5,
+                None
+            )
+            .refused
+        );
     }
 
     #[test]

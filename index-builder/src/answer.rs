@@ -45,10 +45,24 @@ pub fn find_from(
     question: &str,
     page: Option<&str>,
 ) -> Found {
-    let vector = encoder.map(|e| e.encode(question));
-    let mut req = SearchRequest::new(question, vector.as_deref());
+    find_query(index, texts, encoder, question, question, page)
+}
+
+/// [`find_from`] for a stand-alone `query` made of the reader's words `asked` (the section whose
+/// follow-up `asked` is comes first: `SearchRequest::asked`).
+fn find_query(
+    index: &Index,
+    texts: &ChunkTexts,
+    encoder: Option<&Encoder>,
+    query: &str,
+    asked: &str,
+    page: Option<&str>,
+) -> Found {
+    let vector = encoder.map(|e| e.encode(query));
+    let mut req = SearchRequest::new(query, vector.as_deref());
     req.k = book_retrieval::index::DEFAULT_K;
     req.current_page_url = page;
+    req.asked = Some(asked);
     if encoder.is_none() {
         req.mode = Mode::Bm25Only;
     }
@@ -90,7 +104,7 @@ pub fn answer_with_found(
     asked: &Asked,
 ) -> (Found, Answer) {
     let query = standalone_query(question, asked.history, asked.selection);
-    let found = find_from(index, texts, encoder, &query, asked.page);
+    let found = find_query(index, texts, encoder, &query, question, asked.page);
     // A reader who changed nothing: the widget's default preferences.
     let prefs = book_answer::Preferences::default();
     // English: the CLI prints the English frame (the widget translates it, `book_answer::words`).

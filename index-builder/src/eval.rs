@@ -404,6 +404,9 @@ pub struct AnswerMetrics {
     pub follow_ups: usize,
     /// Of those, follow-ups the book answers when a reader clicks them (not refused, same phase).
     pub follow_ups_answered: usize,
+    /// Of those, follow-ups whose answer's first quote comes from a section that offers them (the
+    /// section the reader clicked to hear about, `Index::chunks_offering`).
+    pub follow_ups_own_quote: usize,
 }
 
 /// `part` as a share of `whole` (0 when `whole` is 0).
@@ -442,6 +445,11 @@ impl AnswerMetrics {
     /// Share of the follow-ups offered that the book answers when clicked.
     pub fn follow_up_rate(&self) -> f32 {
         share(self.follow_ups_answered, self.follow_ups)
+    }
+
+    /// Share of the follow-ups offered whose answer, clicked, quotes first the section offering it.
+    pub fn follow_up_own_rate(&self) -> f32 {
+        share(self.follow_ups_own_quote, self.follow_ups)
     }
 
     /// Share of answers at `level` (0 high, 1 medium, 2 low) whose top source is gold.
@@ -555,12 +563,17 @@ pub fn answer_metrics_graded(
             ));
         }
     }
-    // "Never a question the book cannot answer": each follow-up, clicked, is asked in turn.
+    // "Never a question the book cannot answer": each follow-up, clicked, is asked in turn, and
+    // answered from the section that offered it.
     m.follow_ups = follow_ups.len();
-    m.follow_ups_answered = follow_ups
-        .iter()
-        .filter(|f| !crate::answer::find_from(&book.index, texts, encoder, f, None).refused)
-        .count();
+    for f in &follow_ups {
+        let asked = crate::answer::Asked::default();
+        let a = crate::answer::answer(&book.index, texts, encoder, f, &asked);
+        m.follow_ups_answered += usize::from(!a.refused);
+        let offering = book.index.chunks_offering(f);
+        let first = a.quotes.first().and_then(|qt| a.sources.get(qt.source));
+        m.follow_ups_own_quote += usize::from(first.is_some_and(|s| offering.contains(&s.chunk)));
+    }
     (m, graded)
 }
 

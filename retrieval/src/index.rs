@@ -204,6 +204,10 @@ pub struct SearchRequest<'a> {
     pub k: usize,
     /// URL (without anchor) of the page the reader is on; its chunks get a boost.
     pub current_page_url: Option<&'a str>,
+    /// The reader's own words, when `query` adds others to them (a follow-up's borrowed topic
+    /// words); `None`: `query`. A question that is word for word a section's follow-up
+    /// ([`IndexMeta::follow_ups`]) ranks that section first: see [`Index::chunks_offering`].
+    pub asked: Option<&'a str>,
     /// Which signals to use.
     pub mode: Mode,
     /// Exact f32 vectors (one row per chunk) to use instead of the quantized ones: evaluation only.
@@ -218,6 +222,7 @@ impl<'a> SearchRequest<'a> {
             query_vector,
             k: DEFAULT_K,
             current_page_url: None,
+            asked: None,
             mode: Mode::Hybrid,
             exact_vectors: None,
         }
@@ -316,6 +321,33 @@ impl Index {
     /// Metadata of chunk `i`.
     pub fn chunk(&self, i: u32) -> Option<&ChunkMeta> {
         self.meta.chunks.get(i as usize)
+    }
+
+    /// The chunks whose follow-up question ([`IndexMeta::follow_ups`]) is `question`, case,
+    /// spacing and a final "?" aside. A reader who clicks "Can you show the example
+    /// configuration?" under an answer asks about the section that offered it, not about whichever
+    /// of the book's many "Example configuration" sections the words happen to rank first; the
+    /// search ranks these chunks first (the current page's first when several sections share the
+    /// question).
+    pub fn chunks_offering(&self, question: &str) -> Vec<u32> {
+        let key = |q: &str| {
+            q.trim()
+                .trim_end_matches('?')
+                .split_whitespace()
+                .map(str::to_lowercase)
+                .collect::<Vec<_>>()
+        };
+        let asked = key(question);
+        if asked.is_empty() {
+            return Vec::new();
+        }
+        self.meta
+            .follow_ups
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !f.is_empty() && key(f) == asked)
+            .map(|(i, _)| i as u32)
+            .collect()
     }
 
     /// Vector dimension.
@@ -547,6 +579,9 @@ impl Index {
                 cand.extend(top);
             }
         }
+        // The sections the question is the follow-up of compete whatever their scores.
+        let pinned = self.chunks_offering(req.asked.unwrap_or(req.query));
+        cand.extend(pinned.iter().copied().filter(|&i| (i as usize) < n));
         cand.sort_unstable();
         cand.dedup();
         let unseen = s.unseen_penalty * unseen_count(&bm, s.common_unseen_weight);
@@ -639,6 +674,26 @@ impl Index {
             }
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        // A follow-up's own section first; of several sections offering it, the current page's,
+        // then the best-scored (a stable sort keeps the score order).
+        let on_current_page = |chunk: u32| {
+            req.current_page_url.is_some_and(|url| {
+                let page = self.meta.chunks[chunk as usize].page as usize;
+                self.meta
+                    .pages
+                    .get(page)
+                    .is_some_and(|p| same_page(&p.url, url))
+            })
+        };
+        let pin_first = |hits: &mut Vec<Hit>| {
+            if !pinned.is_empty() {
+                hits.sort_by_key(|h| {
+                    let pin = pinned.contains(&h.chunk);
+                    (!pin, !(pin && on_current_page(h.chunk)))
+                });
+            }
+        };
+        pin_first(&mut hits);
         let top = hits.first().map(|h| h.chunk);
         let agree = mode == Mode::Hybrid && top.is_some() && top == by_words && top == by_meaning;
         // One result per section: the parts of a long section compete for one slot.
@@ -653,6 +708,7 @@ impl Index {
         if s.max_per_page > 0 {
             self.limit_per_page(&mut hits, s.max_per_page as usize, k);
         }
+        pin_first(&mut hits);
         hits.truncate(k);
         // The relevance threshold: does anything found actually answer the question?
         // Best cosine and best coverage may come from different hits: either can carry the answer.
@@ -915,6 +971,36 @@ mod tests {
             "the passage is the question"
         );
         assert_eq!(lifted.hits[0].chunk, 3);
+    }
+
+    #[test]
+    fn a_question_that_is_a_sections_follow_up_ranks_that_section_first() {
+        let mut idx = crate::testing::index();
+        let q = "How do I move the joints?";
+        let top = |idx: &super::Index, req: &super::SearchRequest| {
+            idx.search(req).hits.first().map(|h| h.chunk)
+        };
+        let words_alone = top(&idx, &super::SearchRequest::new(q, None));
+        assert_eq!(words_alone, Some(3), "the words rank URDF joints first");
+        // The page top offers it: clicked (or typed word for word, case and "?" aside), it
+        // comes first.
+        idx.meta.follow_ups = vec![q.into(), String::new(), String::new(), String::new()];
+        assert_eq!(idx.chunks_offering("  how do i MOVE the joints "), vec![0]);
+        assert_eq!(top(&idx, &super::SearchRequest::new(q, None)), Some(0));
+        // Asked with borrowed words, the reader's own words still name the section.
+        let mut req = super::SearchRequest::new("How do I move the joints? urdf", None);
+        assert_eq!(top(&idx, &req), Some(3));
+        req.asked = Some(q);
+        assert_eq!(top(&idx, &req), Some(0));
+        // Two sections offering one question: the current page's first.
+        idx.meta.follow_ups = vec![q.into(), String::new(), String::new(), q.into()];
+        let mut req = super::SearchRequest::new(q, None);
+        assert_eq!(top(&idx, &req), Some(3), "the better-scored of the two");
+        req.current_page_url = Some(idx.meta.pages[0].url.as_str());
+        assert_eq!(top(&idx, &req), Some(0));
+        // Any other question is ranked as before.
+        assert!(idx.chunks_offering("How do I move").is_empty());
+        assert!(idx.chunks_offering("").is_empty());
     }
 
     #[test]

@@ -309,6 +309,9 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       'How do nodes talk to each other?',
       'why does ros2 run say no executable found',
       'Which GPU do I need for Isaac Sim?',
+      // A follow-up the book offers, word for word (as a reader clicking it asks it): answered
+      // from the section offering it, which its words alone rank fourth.
+      'What are parameter files?',
       ...labelled,
     ];
     const conversations = jsonLines('eval/conversations/sample-book.jsonl').filter((_, i) => i % 4 === 0);
@@ -329,6 +332,8 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
     };
     const cli = answerAll('e2e');
     const alone = answerAll(null);
+    const offered = cli[standalone.indexOf('What are parameter files?')];
+    assert.match(offered.sources[0].url, /#parameter-files$/, 'a clicked follow-up is answered from its own section');
     for (const [i, question] of standalone.entries()) {
       assert.deepEqual(cli[i], alone[i], `${question}: answered otherwise later in a conversation (read as a follow-up)`);
     }
