@@ -330,22 +330,31 @@ impl Index {
     /// search ranks these chunks first (the current page's first when several sections share the
     /// question).
     pub fn chunks_offering(&self, question: &str) -> Vec<u32> {
-        let key = |q: &str| {
-            q.trim()
-                .trim_end_matches('?')
-                .split_whitespace()
-                .map(str::to_lowercase)
-                .collect::<Vec<_>>()
+        // Compared word by word without allocating: every search scans every stored question.
+        fn words(q: &str) -> std::str::SplitWhitespace<'_> {
+            q.trim().trim_end_matches('?').split_whitespace()
+        }
+        let same = |a: &str, b: &str| {
+            a.chars()
+                .flat_map(char::to_lowercase)
+                .eq(b.chars().flat_map(char::to_lowercase))
         };
-        let asked = key(question);
+        let asked: Vec<&str> = words(question).collect();
         if asked.is_empty() {
             return Vec::new();
         }
+        let offers = |f: &str| {
+            let mut theirs = words(f);
+            asked
+                .iter()
+                .all(|a| theirs.next().is_some_and(|w| same(a, w)))
+                && theirs.next().is_none()
+        };
         self.meta
             .follow_ups
             .iter()
             .enumerate()
-            .filter(|(_, f)| !f.is_empty() && key(f) == asked)
+            .filter(|(_, f)| offers(f))
             .map(|(i, _)| i as u32)
             .collect()
     }
