@@ -883,11 +883,7 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     // heading opening with a question word ("What is ROS") is asked by the plain phrasing.
     // "Sensors Return Unrealistic Data": a plural subject and a verb, then its object.
     let subject_verb = lower_words.len() > 2
-        && lower_words[0].len() > 3
-        && lower_words[0].ends_with('s')
-        && !["ss", "us", "is"]
-            .iter()
-            .any(|e| lower_words[0].ends_with(e))
+        && plural_form(&lower_words[0])
         && VERBS.contains(&lower_words[1].as_str());
     let statement = !opens_question
         && (subject_verb
@@ -902,16 +898,7 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
                 || ["not", "cause", "causes", "leads", "makes", "breaks"].contains(&w.as_str())
         })
         && !statement;
-    // A title-case heading keeps its capitals (the follow-up is lowercased whole, or not at all,
-    // in the book's casing: `in_book_case`).
-    let about = |lowered: String| {
-        let phrase = if title_case(h) {
-            h.to_string()
-        } else {
-            lowered
-        };
-        Some(Some(format!("What should I do about {phrase}?")))
-    };
+    let about = |lowered: String| Some(Some(what_to_do_about(h, lowered)));
     if named_problem {
         return about(lower_initial(h));
     }
@@ -948,12 +935,19 @@ fn mistake(tail: &str) -> Option<String> {
     if first.ends_with("ed") || ["forgot", "forgotten", "forgetting"].contains(&first.as_str()) {
         return None;
     }
-    let phrase = if title_case(tail) {
-        tail.to_string()
+    Some(what_to_do_about(tail, lower_initial(tail)))
+}
+
+/// "What should I do about …?" for the problem heading `h`, `lowered` unless `h` is in title case,
+/// which keeps its capitals (the follow-up is lowercased whole, or not at all, in the book's
+/// casing: `in_book_case`).
+fn what_to_do_about(h: &str, lowered: String) -> String {
+    let phrase = if title_case(h) {
+        h.to_string()
     } else {
-        lower_initial(tail)
+        lowered
     };
-    Some(format!("What should I do about {phrase}?"))
+    format!("What should I do about {phrase}?")
 }
 
 /// "Can you show the Dual-Boot Guide?"; a heading with its own article keeps it ("A humanoid
@@ -1413,17 +1407,22 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                 .any(|c| c.is_uppercase())
                 && !acronyms);
     let plural = acronyms
-        || (noun.len() > 3
-            && noun.ends_with('s')
-            && !singular_s
-            && !["ss", "us", "is"].iter().any(|e| noun.ends_with(e))
-            && !SINGULARS_IN_OS.contains(&noun))
+        || (plural_form(noun) && !singular_s)
         || (reader && IRREGULAR_PLURALS.contains(&noun))
         || joined(&words, &lower_words, head, reader);
     // "A service server and client": the article says one thing.
     let one = ["a", "an"].contains(&lower_words[0].as_str());
     let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
+}
+
+/// Whether a lowercase word has a plural's form: a final s, not that of "class", "status", "basis"
+/// or [`SINGULARS_IN_OS`].
+fn plural_form(word: &str) -> bool {
+    word.len() > 3
+        && word.ends_with('s')
+        && !["ss", "us", "is"].iter().any(|e| word.ends_with(e))
+        && !SINGULARS_IN_OS.contains(&word)
 }
 
 /// Words ending in "os" that name one thing ("Chaos", unlike "Monorepos", "Videos", "Scenarios");

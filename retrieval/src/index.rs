@@ -334,10 +334,15 @@ impl Index {
         fn words(q: &str) -> std::str::SplitWhitespace<'_> {
             q.trim().trim_end_matches('?').split_whitespace()
         }
+        // ASCII words (nearly all) compare by length first; others by their lowercase letters.
         let same = |a: &str, b: &str| {
-            a.chars()
-                .flat_map(char::to_lowercase)
-                .eq(b.chars().flat_map(char::to_lowercase))
+            if a.is_ascii() && b.is_ascii() {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a.chars()
+                    .flat_map(char::to_lowercase)
+                    .eq(b.chars().flat_map(char::to_lowercase))
+            }
         };
         let asked: Vec<&str> = words(question).collect();
         if asked.is_empty() {
@@ -669,22 +674,6 @@ impl Index {
             hits.iter()
                 .filter_map(|h| (h.bm25 > 0.0).then_some((h.chunk, h.bm25))),
         );
-        if let Some(url) = req.current_page_url {
-            for h in hits.iter_mut() {
-                let page = self.meta.chunks[h.chunk as usize].page as usize;
-                if self
-                    .meta
-                    .pages
-                    .get(page)
-                    .is_some_and(|p| same_page(&p.url, url))
-                {
-                    h.score += s.current_page_boost;
-                }
-            }
-        }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
-        // A follow-up's own section first; of several sections offering it, the current page's,
-        // then the best-scored (a stable sort keeps the score order).
         let on_current_page = |chunk: u32| {
             req.current_page_url.is_some_and(|url| {
                 let page = self.meta.chunks[chunk as usize].page as usize;
@@ -694,6 +683,12 @@ impl Index {
                     .is_some_and(|p| same_page(&p.url, url))
             })
         };
+        for h in hits.iter_mut().filter(|h| on_current_page(h.chunk)) {
+            h.score += s.current_page_boost;
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        // A follow-up's own section first; of several sections offering it, the current page's,
+        // then the best-scored (a stable sort keeps the score order).
         let pin_first = |hits: &mut Vec<Hit>| {
             if !pinned.is_empty() {
                 hits.sort_by_key(|h| {
