@@ -123,16 +123,31 @@ pub fn split_text(text: &str, limits: ChunkLimits) -> Vec<String> {
     let mut pieces: Vec<String> = Vec::new();
     let mut cur = String::new();
     let mut cur_words = 0;
+    // Where the piece's last block starts in `cur`.
+    let mut last_start = 0;
     for block in blocks {
         for part in split_block(&block, limits.max_words) {
             let w = words(&part);
             if cur_words > 0 && cur_words + w > limits.max_words {
-                pieces.push(std::mem::take(&mut cur));
-                cur_words = 0;
+                // A lead-in ("Create `detector_node.py`:") goes with the block it introduces:
+                // the cut comes before it, or, when the piece is nothing but the lead-in, not at
+                // all. Cut off, it answers nothing and its block's part lacks what it is.
+                let tail = &cur[last_start..];
+                let leads_in = is_lead_in(tail, limits.max_words / 3);
+                if leads_in && last_start > 0 {
+                    let lead_in = cur.split_off(last_start);
+                    pieces.push(cur.trim_end().to_string());
+                    cur_words = words(&lead_in);
+                    cur = lead_in;
+                } else if !leads_in {
+                    pieces.push(std::mem::take(&mut cur));
+                    cur_words = 0;
+                }
             }
             if !cur.is_empty() {
                 cur.push_str("\n\n");
             }
+            last_start = cur.len();
             cur.push_str(&part);
             cur_words += w;
         }
@@ -152,6 +167,13 @@ pub fn split_text(text: &str, limits: ChunkLimits) -> Vec<String> {
 
 fn words(s: &str) -> usize {
     s.split_whitespace().count()
+}
+
+/// Whether `block` is a short paragraph announcing what follows (ends with a colon), at most
+/// `max_words` long.
+fn is_lead_in(block: &str, max_words: usize) -> bool {
+    let b = block.trim();
+    b.ends_with(':') && !b.starts_with("```") && !b.starts_with("~~~") && words(b) <= max_words
 }
 
 /// Paragraph blocks: separated by blank lines, except that a fenced code block is one block.
@@ -413,6 +435,29 @@ mod tests {
     }
 
     #[test]
+    fn a_lead_in_stays_with_the_block_it_introduces() {
+        let code = format!("```python\n{}```", "x = detect(image, model)\n".repeat(120));
+        let lead_in = "Create `robot_vision/detector_node.py`:";
+        // Alone before a long block: not cut off.
+        let pieces = split_text(&format!("{lead_in}\n\n{code}"), ChunkLimits::default());
+        assert!(pieces.len() > 1);
+        assert!(pieces[0].starts_with(lead_in), "{}", pieces[0]);
+        assert!(pieces[0].contains("detect(image"), "{}", pieces[0]);
+        // After other paragraphs: the cut comes before it.
+        let prose = "The node subscribes to camera images and publishes detections. ".repeat(14);
+        let text = format!("{prose}\n\n{lead_in}\n\n{code}");
+        let pieces = split_text(&text, ChunkLimits::default());
+        assert!(
+            pieces[0].trim_end().ends_with("detections."),
+            "{}",
+            pieces[0]
+        );
+        assert!(pieces[1].starts_with(lead_in), "{}", pieces[1]);
+        // A colon ending a long paragraph is no lead-in to carry.
+        assert!(!is_lead_in(&prose.replace(". ", ": "), 56));
+    }
+
+    #[test]
     fn long_code_block_parts_stay_fenced() {
         let code = format!("```rust\n{}```", "let a = b + c + d + e + f;\n".repeat(200));
         let pieces = split_text(&code, ChunkLimits::default());
@@ -440,6 +485,7 @@ mod properties {
             "- [a-z]{1,8}( [a-z]{1,8}){0,8}",
             "  [a-z]{1,8}( [a-z]{1,8}){0,4}",
             "1\\. [A-Z][a-z]{0,8}( [a-z]{1,8}){0,6}\\.",
+            "[a-z]{1,8}( [a-z]{1,8}){0,5}:",
             Just(String::new()),
         ]
     }
