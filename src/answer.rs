@@ -10,7 +10,7 @@ use crate::prefs::Preferences;
 use crate::prompt::{build_prompt, chat_request_body, PromptInput, Turn};
 use crate::retrieval::{Retriever, DEFAULT_TOP_K};
 use crate::source::{Source, SourceRef};
-use crate::suggest::suggestions;
+use crate::suggest::{suggestions, Suggestion};
 
 pub use book_answer::{Words, REFUSAL, REFUSAL_NOTHING};
 
@@ -39,8 +39,8 @@ pub struct Direct {
     pub sources: Vec<SourceRef>,
     /// How well the book covers the question; `None` when it was not assessed.
     pub confidence: Option<Confidence>,
-    /// Follow-up questions to offer as buttons; may be empty.
-    pub suggestions: Vec<String>,
+    /// Follow-up questions to offer as buttons, each with the section that offers it; may be empty.
+    pub suggestions: Vec<Suggestion>,
 }
 
 /// What to do with a question.
@@ -80,10 +80,12 @@ pub struct Answering<'a> {
     pub llm: bool,
 }
 
-/// Plans an answer.
+/// Plans an answer to `question`, asked from `page` (`offered_by`: the URL of the section that
+/// offered it as a follow-up, when the reader clicked it; see [`Suggestion`]).
 pub fn plan(
     retriever: &dyn Retriever,
     question: &str,
+    offered_by: Option<&str>,
     page: &PageContext,
     history: &[Turn],
     how: &Answering,
@@ -96,7 +98,7 @@ pub fn plan(
     } = *how;
     let query = standalone_query(question, history, page.selection.as_deref());
     let page_url = (!page.url.is_empty()).then_some(page.url.as_str());
-    let found = retriever.search(&query, question, DEFAULT_TOP_K, page_url);
+    let found = retriever.search(&query, question, offered_by, DEFAULT_TOP_K, page_url);
     if found.refused || found.sources.is_empty() {
         return Plan::Refuse(direct(book_answer::compose(
             &query, &found, None, &prefs, words,
@@ -161,7 +163,7 @@ pub fn finish_llm(
     question: &str,
     plan: &LlmPlan,
     prefs: Preferences,
-) -> (Confidence, Vec<String>) {
+) -> (Confidence, Vec<Suggestion>) {
     let sources = &plan.found.sources;
     let n = sources.len();
     let scores: Vec<f32> = sources.iter().map(|s| s.score).collect();
@@ -190,6 +192,7 @@ mod tests {
         plan(
             &retriever(),
             question,
+            None,
             &page,
             &[],
             &Answering {
@@ -219,7 +222,7 @@ mod tests {
         assert!(d.markdown.contains("[1]"));
         assert!(!d.sources.is_empty());
         assert!(d.confidence.is_some());
-        assert!(d.suggestions.iter().all(|s| s.ends_with('?')));
+        assert!(d.suggestions.iter().all(|s| s.question.ends_with('?')));
     }
 
     #[test]
@@ -263,7 +266,7 @@ mod tests {
             Preferences::default(),
         );
         assert_ne!(conf, Confidence::Low);
-        assert!(sugg.iter().all(|s| s.ends_with('?')));
+        assert!(sugg.iter().all(|s| s.question.ends_with('?')));
         // The excerpt fallback quotes the same numbered sources.
         let d = extractive_answer(&l, Preferences::default(), &Words::default());
         assert!(d.markdown.contains("[1]"), "{}", d.markdown);

@@ -21,12 +21,14 @@ pub type QuestionEncoder = Box<dyn Fn(&str, Option<usize>) -> Option<Vec<f32>>>;
 /// Searches the book.
 pub trait Retriever {
     /// Top `k` (clamped to 1..=[`MAX_TOP_K`]) sources for `query` (the stand-alone query made of
-    /// the reader's words `asked`: a section whose follow-up `asked` is comes first, see
-    /// `SearchRequest::asked`); chunks of `current_page_url` get a boost.
+    /// the reader's words `asked`: a section whose follow-up `asked` is comes first, the one it
+    /// was `offered_by` when several offer it, see `SearchRequest::asked`); chunks of
+    /// `current_page_url` get a boost.
     fn search(
         &self,
         query: &str,
         asked: &str,
+        offered_by: Option<&str>,
         k: usize,
         current_page_url: Option<&str>,
     ) -> Retrieved;
@@ -124,6 +126,7 @@ impl Retriever for BookIndex {
         &self,
         query: &str,
         asked: &str,
+        offered_by: Option<&str>,
         k: usize,
         current_page_url: Option<&str>,
     ) -> Retrieved {
@@ -132,6 +135,7 @@ impl Retriever for BookIndex {
         req.k = k.clamp(1, MAX_TOP_K);
         req.current_page_url = current_page_url;
         req.asked = Some(asked);
+        req.offered_by = offered_by;
         let res = self.index.search(&req);
         book_answer::found::collect(&self.index, &self.texts, &res, vector)
     }
@@ -159,13 +163,20 @@ mod tests {
         };
         assert_eq!(r.len(), testing::CHUNK_COUNT);
         assert_eq!(r.content_id(), Some(a.manifest.content_hash.as_str()));
-        let found = r.search("What is a ROS service?", "What is a ROS service?", 5, None);
+        let found = r.search(
+            "What is a ROS service?",
+            "What is a ROS service?",
+            None,
+            5,
+            None,
+        );
         assert!(!found.refused, "{found:?}");
         assert_eq!(found.sources[0].section.as_deref(), Some("Services"));
         assert!(
             r.search(
                 "best pizza dough recipe",
                 "best pizza dough recipe",
+                None,
                 5,
                 None
             )

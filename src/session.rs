@@ -7,6 +7,7 @@ use crate::confidence::Confidence;
 use crate::prefs::Preferences;
 use crate::prompt::Turn;
 use crate::source::SourceRef;
+use crate::suggest::Suggestion;
 
 /// Pairs kept at most.
 pub const MAX_PAIRS: usize = 50;
@@ -84,14 +85,43 @@ pub struct Exchange {
     #[serde(default)]
     pub confidence: Option<Confidence>,
     /// Follow-up questions offered as buttons once the answer is complete; empty when there are none.
-    #[serde(default)]
-    pub suggestions: Vec<String>,
+    #[serde(default, deserialize_with = "suggestions_of_any_widget")]
+    pub suggestions: Vec<Suggestion>,
+    /// When the question is a follow-up the reader clicked: the URL of the section that offered
+    /// it, which answers it (again on Retry or Regenerate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_by: Option<String>,
     /// The reader's thumbs up/down, if given; `None` until rated or after a retry.
     #[serde(default)]
     pub rating: Option<Rating>,
     /// When the question was asked, ISO 8601 in UTC (empty in sessions stored by older widgets).
     #[serde(default)]
     pub asked_at: String,
+}
+
+/// Reads stored suggestions, both as this widget stores them and as bare questions (widgets before
+/// suggestions carried their section), so an open conversation survives the update.
+fn suggestions_of_any_widget<'de, D>(d: D) -> Result<Vec<Suggestion>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Offered(Suggestion),
+        Question(String),
+    }
+    let stored: Vec<Stored> = Vec::deserialize(d)?;
+    Ok(stored
+        .into_iter()
+        .map(|s| match s {
+            Stored::Offered(s) => s,
+            Stored::Question(question) => Suggestion {
+                question,
+                url: String::new(),
+            },
+        })
+        .collect())
 }
 
 /// `ms` since the epoch as ISO 8601 UTC with milliseconds (`2026-11-22T03:14:15.926Z`), the
@@ -204,6 +234,7 @@ impl Session {
             sources: Vec::new(),
             confidence: None,
             suggestions: Vec::new(),
+            offered_by: None,
             rating: None,
             asked_at: iso8601(now_ms),
         });
@@ -293,6 +324,14 @@ mod tests {
         let e = s.get_mut(id).unwrap();
         e.answer = "A middleware [1].".into();
         e.status = Status::Complete;
+        e.suggestions = vec![Suggestion {
+            question: "What are topics?".into(),
+            url: "/docs/ros#topics".into(),
+        }];
+        let id = s.push("What are topics?".into(), None, 1000.0);
+        let e = s.get_mut(id).unwrap();
+        e.offered_by = Some("/docs/ros#topics".into());
+        e.status = Status::Complete;
         let json = s.to_json();
         let mut gen = ids();
         let (r, notice) = Session::restore(Some(&json), 1000.0 + 60_000.0, &mut gen);
@@ -300,6 +339,31 @@ mod tests {
         assert_eq!(r.id, "sid");
         assert_eq!(r.exchanges, s.exchanges);
         assert_eq!(r.turns_before(u64::MAX).len(), 1);
+    }
+
+    #[test]
+    fn suggestions_stored_as_bare_questions_are_restored() {
+        let mut s = Session::new("sid".into(), 1000.0);
+        let id = s.push("What is ROS?".into(), None, 1000.0);
+        let e = s.get_mut(id).unwrap();
+        e.status = Status::Complete;
+        e.suggestions = vec![Suggestion {
+            question: "What are topics?".into(),
+            url: "/docs/ros#topics".into(),
+        }];
+        // As a widget before suggestions carried their section stored it.
+        let old = s.to_json().replace(
+            r#"{"question":"What are topics?","url":"/docs/ros#topics"}"#,
+            r#""What are topics?""#,
+        );
+        assert!(
+            old.contains(r#""suggestions":["What are topics?"]"#),
+            "{old}"
+        );
+        let (r, _) = Session::restore(Some(&old), 1000.0, ids());
+        assert_eq!(r.id, "sid", "the conversation survives");
+        assert_eq!(r.exchanges[0].suggestions[0].question, "What are topics?");
+        assert_eq!(r.exchanges[0].suggestions[0].url, "");
     }
 
     #[test]

@@ -61,8 +61,8 @@ pub struct Answer {
     pub also: Vec<Source>,
     /// `None` for refusals.
     pub confidence: Option<Confidence>,
-    /// Follow-up questions.
-    pub suggestions: Vec<String>,
+    /// Follow-up questions, each with the section that offers it.
+    pub suggestions: Vec<suggest::Suggestion>,
 }
 
 /// Builds the answer to `question` from what the search `found`. `embed` is given once the encoder
@@ -363,10 +363,13 @@ mod tests {
         assert!(!a.suggestions.is_empty(), "{a:?}");
         // Each is the stored question of a section the refusal lists, none of another section.
         for s in &a.suggestions {
-            let r = found.related.iter().find(|r| &r.question == s);
-            let r = r.unwrap_or_else(|| panic!("{s} is not a nearest section's question"));
+            let r = found
+                .related
+                .iter()
+                .find(|r| r.question == s.question && r.url == s.url);
+            let r = r.unwrap_or_else(|| panic!("{s:?} is not a nearest section's question"));
             assert_eq!(r.relation, suggest::Relation::Nearest);
-            assert!(a.sources.iter().any(|src| src.url == r.url), "{s}");
+            assert!(a.sources.iter().any(|src| src.url == r.url), "{s:?}");
         }
         // Far sections are not listed, so their questions are not offered either.
         let far = Found {
@@ -392,7 +395,7 @@ mod tests {
         assert_eq!(a.sources.len(), 1);
         assert!(a.markdown.contains("[1]") && !a.markdown.contains("[2]"));
         for s in &a.suggestions {
-            assert!(s.ends_with('?'), "{s}");
+            assert!(s.question.ends_with('?'), "{s:?}");
         }
     }
 
@@ -452,8 +455,8 @@ mod tests {
     fn follow_ups_come_from_related_sections() {
         let a = ask("What is a ROS node?");
         assert!(!a.suggestions.is_empty(), "{a:?}");
-        assert!(a.suggestions.iter().all(|s| s.ends_with('?')));
-        assert!(!a.suggestions.iter().any(|s| s.contains("Nodes")));
+        assert!(a.suggestions.iter().all(|s| s.question.ends_with('?')));
+        assert!(!a.suggestions.iter().any(|s| s.question.contains("Nodes")));
     }
 
     /// A book where many sentences of three sections answer the same question.

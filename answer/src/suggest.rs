@@ -4,7 +4,7 @@
 //! stores for its section (phrased and asked at build time: see the `phrasing` module and
 //! `IndexMeta::follow_ups`), so it names a real section of the book and the book answers it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a related section relates to the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,12 +33,24 @@ pub struct Related {
     pub question: String,
 }
 
+/// A follow-up offered under an answer, with the section that offered it: clicked, it is answered
+/// from that section (`SearchRequest::offered_by`), not from another section whose follow-up has
+/// the same words (the Docusaurus docs' 17 "Example configuration" sections all ask "Can you show
+/// the example configuration?").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suggestion {
+    /// The question, as its button shows it.
+    pub question: String,
+    /// Site URL of the section that offers it.
+    pub url: String,
+}
+
 /// Follow-ups offered at most.
 pub const MAX_SUGGESTIONS: usize = 3;
 
 /// Up to [`MAX_SUGGESTIONS`] follow-ups from `related` (in the caller's order of preference), none
 /// repeating the question or a section the answer already quotes (`quoted_urls`).
-pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) -> Vec<String> {
+pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) -> Vec<Suggestion> {
     let asked = question.trim().trim_end_matches('?').to_lowercase();
     // "What are VLA Models?" after "what is a VLA model": no term the reader did not ask.
     let asked_terms = crate::text::terms(question);
@@ -47,7 +59,7 @@ pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) ->
             .iter()
             .all(|t| asked_terms.contains(t))
     };
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<Suggestion> = Vec::new();
     for r in related {
         if out.len() >= MAX_SUGGESTIONS {
             break;
@@ -62,14 +74,17 @@ pub fn suggestions(question: &str, related: &[Related], quoted_urls: &[&str]) ->
             let words: Vec<&str> = k.split_whitespace().skip(2).collect();
             format!(" {}", words.join(" "))
         };
-        let same = |o: &String| {
-            let o = o.trim_end_matches('?').to_lowercase();
+        let same = |o: &Suggestion| {
+            let o = o.question.trim_end_matches('?').to_lowercase();
             o == key || o.ends_with(&topic(&key)) || key.ends_with(&topic(&o))
         };
         if key == asked || only_asked(&q) || out.iter().any(same) {
             continue;
         }
-        out.push(q);
+        out.push(Suggestion {
+            question: q,
+            url: r.url.clone(),
+        });
     }
     out
 }
@@ -87,6 +102,10 @@ mod tests {
         }
     }
 
+    fn questions(s: &[Suggestion]) -> Vec<&str> {
+        s.iter().map(|s| s.question.as_str()).collect()
+    }
+
     #[test]
     fn suggestions_skip_quoted_and_repeated() {
         let r = found;
@@ -98,17 +117,19 @@ mod tests {
             r("What are Actions?", "/a"),
         ];
         let s = suggestions("What are topics?", &related, &["/n"]);
-        assert_eq!(s, ["What are Services?", "What are Actions?"]);
+        assert_eq!(questions(&s), ["What are Services?", "What are Actions?"]);
+        // Each keeps the section that offered it.
+        assert_eq!(s[1].url, "/a");
         let related = vec![
             r("What is NVIDIA Isaac Sim?", "/i"),
             r("What is Isaac Sim?", "/u"),
             r("What is Isaac Lab?", "/l"),
         ];
         assert_eq!(
-            suggestions("Which GPU?", &related, &[]),
+            questions(&suggestions("Which GPU?", &related, &[])),
             ["What is NVIDIA Isaac Sim?", "What is Isaac Lab?"]
         );
-        for q in &s {
+        for q in questions(&s) {
             assert!(q.ends_with('?'));
         }
     }
@@ -121,7 +142,7 @@ mod tests {
             r("What is OpenVLA Architecture?", "/a"),
         ];
         assert_eq!(
-            suggestions("what is a VLA model", &related, &[]),
+            questions(&suggestions("what is a VLA model", &related, &[])),
             ["What is OpenVLA Architecture?"]
         );
     }

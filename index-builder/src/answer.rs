@@ -45,24 +45,30 @@ pub fn find_from(
     question: &str,
     page: Option<&str>,
 ) -> Found {
-    find_query(index, texts, encoder, question, question, page)
+    let asked = Asked {
+        page,
+        ..Asked::default()
+    };
+    find_query(index, texts, encoder, question, question, &asked)
 }
 
-/// [`find_from`] for a stand-alone `query` made of the reader's words `asked` (the section whose
-/// follow-up `asked` is comes first: `SearchRequest::asked`).
+/// [`find_from`] for a stand-alone `query` made of the reader's words `question` (the section whose
+/// follow-up `question` is comes first, the one it was `offered_by` if several offer it:
+/// `SearchRequest::asked`), asked from `asked.page`.
 fn find_query(
     index: &Index,
     texts: &ChunkTexts,
     encoder: Option<&Encoder>,
     query: &str,
-    asked: &str,
-    page: Option<&str>,
+    question: &str,
+    asked: &Asked,
 ) -> Found {
     let vector = encoder.map(|e| e.encode(query));
     let mut req = SearchRequest::new(query, vector.as_deref());
     req.k = book_retrieval::index::DEFAULT_K;
-    req.current_page_url = page;
-    req.asked = Some(asked);
+    req.current_page_url = asked.page;
+    req.asked = Some(question);
+    req.offered_by = asked.offered_by;
     if encoder.is_none() {
         req.mode = Mode::Bm25Only;
     }
@@ -81,6 +87,9 @@ pub struct Asked<'a> {
     /// The conversation's earlier answered turns, oldest first (refusals are not turns, as in the
     /// widget): a follow-up borrows the previous turn's topic words.
     pub history: &'a [Turn],
+    /// The URL of the section that offered the question as a follow-up, when the reader clicked
+    /// it (`book_answer::suggest::Suggestion::url`).
+    pub offered_by: Option<&'a str>,
 }
 
 /// The widget's answer to `question` (no LLM): searched and composed from the same stand-alone
@@ -104,7 +113,7 @@ pub fn answer_with_found(
     asked: &Asked,
 ) -> (Found, Answer) {
     let query = standalone_query(question, asked.history, asked.selection);
-    let found = find_query(index, texts, encoder, &query, question, asked.page);
+    let found = find_query(index, texts, encoder, &query, question, asked);
     // A reader who changed nothing: the widget's default preferences.
     let prefs = book_answer::Preferences::default();
     // English: the CLI prints the English frame (the widget translates it, `book_answer::words`).
@@ -169,8 +178,9 @@ pub struct AnswerRow {
     pub sources: Vec<SourceRow>,
     /// Sections linked after the quotes ("Also relevant"), not numbered.
     pub also: Vec<SourceRow>,
-    /// Follow-up questions.
-    pub suggestions: Vec<String>,
+    /// Follow-up questions, each with the URL of the section that offers it (give it as
+    /// `offered_by` to ask one as the widget does when it is clicked).
+    pub suggestions: Vec<book_answer::suggest::Suggestion>,
     /// The answer text exactly as the widget renders it (Markdown).
     pub markdown: String,
 }
@@ -237,6 +247,7 @@ pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Res
             page: q.page.as_deref(),
             selection: q.selection.as_deref(),
             history,
+            offered_by: q.offered_by.as_deref(),
         };
         let a = answer(
             &asset.asset.index,
@@ -365,6 +376,55 @@ mod tests {
         .expect("parses");
         assert_eq!(q.conversation, Some(serde_json::json!("c1")));
         assert_eq!(q.selection.as_deref(), Some("a passage"));
+    }
+
+    #[test]
+    fn a_clicked_follow_up_is_answered_from_the_section_it_was_offered_under() {
+        // Two pages whose "Example configuration" sections offer the same follow-up.
+        let (mut index, texts) = book_answer::testing::tiny_index(&[
+            (
+                "Sitemap plugin",
+                Some("Example configuration"),
+                "/docs/sitemap",
+                Some("example-configuration"),
+                "Set the change frequency and priority of every page in the sitemap options.",
+            ),
+            (
+                "Blog plugin",
+                Some("Example configuration"),
+                "/docs/blog",
+                Some("example-configuration"),
+                "Set the blog's route base path and how many posts a page of the list shows.",
+            ),
+        ]);
+        let q = "Can you show the example configuration?";
+        index.meta.follow_ups = vec![q.into(), q.into()];
+        let first = |offered_by: Option<&str>, page: Option<&str>| {
+            let asked = Asked {
+                offered_by,
+                page,
+                ..Asked::default()
+            };
+            let a = answer(&index, &texts, None, q, &asked);
+            assert!(!a.refused, "{a:?}");
+            a.sources.first().map(|s| s.url.clone()).unwrap_or_default()
+        };
+        let typed = first(None, None);
+        let other = if typed == "/docs/blog#example-configuration" {
+            "/docs/sitemap#example-configuration"
+        } else {
+            "/docs/blog#example-configuration"
+        };
+        // Clicked under the other section: that one, even asked from the typed one's page.
+        assert_eq!(first(Some(other), None), other);
+        let typed_page = typed.split('#').next();
+        assert_eq!(first(Some(other), typed_page), other);
+        // A batch line names it as `offered_by`, the `url` of the suggestion clicked.
+        let line: crate::query::Question = serde_json::from_str(&format!(
+            r#"{{"id": 1, "question": "{q}", "offered_by": "{other}"}}"#
+        ))
+        .expect("parses");
+        assert_eq!(line.offered_by.as_deref(), Some(other));
     }
 
     #[test]

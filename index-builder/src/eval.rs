@@ -400,12 +400,12 @@ pub struct AnswerMetrics {
     pub keyed_gold_first: usize,
     /// …and of those, answers whose quotes show a key.
     pub key_shown_gold_first: usize,
-    /// Distinct follow-up questions offered under the answers.
+    /// Distinct follow-ups offered under the answers (question and offering section).
     pub follow_ups: usize,
     /// Of those, follow-ups the book answers when a reader clicks them (not refused, same phase).
     pub follow_ups_answered: usize,
-    /// Of those, follow-ups whose answer's first quote comes from a section that offers them (the
-    /// section the reader clicked to hear about, `Index::chunks_offering`).
+    /// Of those, follow-ups whose answer's first quote comes from the section that offered them
+    /// (the one the reader clicked to hear about, though other sections may ask the same words).
     pub follow_ups_own_quote: usize,
 }
 
@@ -493,7 +493,8 @@ pub fn answer_metrics_graded(
     // Measured as a reader who changed nothing sees them: the default preferences.
     let prefs = book_answer::Preferences::default();
     let words = book_answer::Words::default();
-    let mut follow_ups: std::collections::BTreeSet<String> = Default::default();
+    // Distinct follow-ups: the same words offered by two sections are two follow-ups.
+    let mut follow_ups: std::collections::BTreeSet<(String, String)> = Default::default();
     for q in questions.iter().filter(|q| !q.out_of_scope) {
         m.answerable += 1;
         let question = q.question.trim();
@@ -534,7 +535,11 @@ pub fn answer_metrics_graded(
                 m.key_shown_gold_first += usize::from(shown);
             }
         }
-        follow_ups.extend(a.suggestions.iter().cloned());
+        follow_ups.extend(
+            a.suggestions
+                .iter()
+                .map(|s| (s.question.clone(), s.url.clone())),
+        );
         if found.sources.iter().take(5).any(|s| is_gold(s.chunk)) {
             m.gold_in_top5 += 1;
             if let Some(s) = a.quotes.first().and_then(|qt| a.sources.get(qt.source)) {
@@ -566,13 +571,15 @@ pub fn answer_metrics_graded(
     // "Never a question the book cannot answer": each follow-up, clicked, is asked in turn, and
     // answered from the section that offered it.
     m.follow_ups = follow_ups.len();
-    for f in &follow_ups {
-        let asked = crate::answer::Asked::default();
-        let a = crate::answer::answer(&book.index, texts, encoder, f, &asked);
+    for (question, url) in &follow_ups {
+        let asked = crate::answer::Asked {
+            offered_by: Some(url),
+            ..crate::answer::Asked::default()
+        };
+        let a = crate::answer::answer(&book.index, texts, encoder, question, &asked);
         m.follow_ups_answered += usize::from(!a.refused);
-        let offering = book.index.chunks_offering(f);
         let first = a.quotes.first().and_then(|qt| a.sources.get(qt.source));
-        m.follow_ups_own_quote += usize::from(first.is_some_and(|s| offering.contains(&s.chunk)));
+        m.follow_ups_own_quote += usize::from(first.is_some_and(|s| &s.url == url));
     }
     (m, graded)
 }

@@ -30,6 +30,11 @@ pub struct Question {
     /// question's topic words, as the widget does. Absent: the question is asked alone.
     #[serde(default)]
     pub conversation: Option<serde_json::Value>,
+    /// `answer` only: the URL of the section the question was offered under as a follow-up
+    /// (the `url` of one of a previous answer's `suggestions`), when the reader clicked it: of
+    /// the sections offering those words, that one is answered from. Absent: typed.
+    #[serde(default)]
+    pub offered_by: Option<String>,
 }
 
 /// One result in the output.

@@ -208,6 +208,10 @@ pub struct SearchRequest<'a> {
     /// words); `None`: `query`. A question that is word for word a section's follow-up
     /// ([`IndexMeta::follow_ups`]) ranks that section first: see [`Index::chunks_offering`].
     pub asked: Option<&'a str>,
+    /// URL of the section that offered `asked` as a follow-up, when the reader clicked it: of the
+    /// sections offering the same question (the Docusaurus docs' 17 "Example configuration"
+    /// sections ask "Can you show the example configuration?"), that one comes first.
+    pub offered_by: Option<&'a str>,
     /// Which signals to use.
     pub mode: Mode,
     /// Exact f32 vectors (one row per chunk) to use instead of the quantized ones: evaluation only.
@@ -223,6 +227,7 @@ impl<'a> SearchRequest<'a> {
             k: DEFAULT_K,
             current_page_url: None,
             asked: None,
+            offered_by: None,
             mode: Mode::Hybrid,
             exact_vectors: None,
         }
@@ -687,13 +692,22 @@ impl Index {
             h.score += s.current_page_boost;
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
-        // A follow-up's own section first; of several sections offering it, the current page's,
-        // then the best-scored (a stable sort keeps the score order).
+        // A follow-up's own section first; of several sections offering it, the one the reader
+        // clicked it under, then the current page's, then the best-scored (a stable sort keeps
+        // the score order).
+        let clicked_under = |chunk: u32| {
+            req.offered_by
+                .is_some_and(|url| self.meta.chunks[chunk as usize].url == url)
+        };
         let pin_first = |hits: &mut Vec<Hit>| {
             if !pinned.is_empty() {
                 hits.sort_by_key(|h| {
                     let pin = pinned.contains(&h.chunk);
-                    (!pin, !(pin && on_current_page(h.chunk)))
+                    (
+                        !pin,
+                        !(pin && clicked_under(h.chunk)),
+                        !(pin && on_current_page(h.chunk)),
+                    )
                 });
             }
         };
@@ -1001,6 +1015,13 @@ mod tests {
         let mut req = super::SearchRequest::new(q, None);
         assert_eq!(top(&idx, &req), Some(3), "the better-scored of the two");
         req.current_page_url = Some(idx.meta.pages[0].url.as_str());
+        assert_eq!(top(&idx, &req), Some(0));
+        // Clicked under one of them: that one, whatever the page.
+        let under = idx.meta.chunks[3].url.clone();
+        req.offered_by = Some(under.as_str());
+        assert_eq!(top(&idx, &req), Some(3));
+        // A URL no offering section has changes nothing.
+        req.offered_by = Some("/docs/nowhere#else");
         assert_eq!(top(&idx, &req), Some(0));
         // Any other question is ranked as before.
         assert!(idx.chunks_offering("How do I move").is_empty());

@@ -56,6 +56,7 @@ mod tests {
             sources: vec![src("/docs/a#x"), src("/docs/b#y")],
             confidence: None,
             suggestions: vec![],
+            offered_by: None,
             rating: None,
             asked_at: String::new(),
         };

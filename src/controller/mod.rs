@@ -20,6 +20,7 @@ use crate::retrieval::{self, Retriever};
 use crate::selection::Selection;
 use crate::session::{Exchange, Mode, Rating, Session, Status, IDLE_NOTICE};
 use crate::sse::{interpret, SseParser, StreamItem};
+use crate::suggest::Suggestion;
 use crate::transport::{LocalFuture, Transport};
 use crate::validate::{validate_question, QuestionError};
 
@@ -261,6 +262,26 @@ impl Conversation {
     /// Validates a question (an empty box with a selection asks "Explain this") and adds it to the
     /// conversation; answer it with [`Conversation::run`].
     pub fn ask(&self, raw: &str, selection: Option<Selection>) -> Result<u64, AskError> {
+        self.ask_offered(raw, selection, None)
+    }
+
+    /// [`Conversation::ask`] for a follow-up the reader clicked: it is answered from the section
+    /// that offered it, though other sections may offer the same words.
+    pub fn ask_suggestion(
+        &self,
+        s: &Suggestion,
+        selection: Option<Selection>,
+    ) -> Result<u64, AskError> {
+        let offered_by = (!s.url.is_empty()).then(|| s.url.clone());
+        self.ask_offered(&s.question, selection, offered_by)
+    }
+
+    fn ask_offered(
+        &self,
+        raw: &str,
+        selection: Option<Selection>,
+        offered_by: Option<String>,
+    ) -> Result<u64, AskError> {
         if self.busy.get().is_some() {
             return Err(AskError::Busy);
         }
@@ -280,10 +301,14 @@ impl Conversation {
                 *self.notice.borrow_mut() = Some(IDLE_NOTICE.to_string());
             }
         }
-        let id = self
-            .session
-            .borrow_mut()
-            .push(question, selection.map(|s| s.text), now);
+        let id = {
+            let mut s = self.session.borrow_mut();
+            let id = s.push(question, selection.map(|s| s.text), now);
+            if let Some(e) = s.get_mut(id) {
+                e.offered_by = offered_by;
+            }
+            id
+        };
         self.save();
         self.host.changed(Change::List);
         self.host.changed(Change::State);
@@ -470,6 +495,7 @@ impl Conversation {
         let plan = answer::plan(
             retriever.as_ref(),
             &ex.question,
+            ex.offered_by.as_deref(),
             &page,
             &history,
             &answer::Answering {

@@ -369,3 +369,32 @@ fn index_is_chosen_by_page_prefix_and_errors_are_plain() {
     let err = block_on(c.ensure_index()).err().unwrap();
     assert!(matches!(err, IndexError::Download(_)), "{err:?}");
 }
+
+#[test]
+fn a_clicked_suggestion_is_asked_with_the_section_that_offered_it() {
+    let (c, _, _) = setup(false);
+    let id = c.ask("What is a ROS node?", None).unwrap();
+    block_on(c.clone().run(id));
+    let offered = c.exchange(id).unwrap().suggestions;
+    let s = offered.first().expect("the answer offers follow-ups");
+    assert!(!s.url.is_empty(), "{s:?}");
+    let clicked = c.ask_suggestion(s, None).unwrap();
+    let e = c.exchange(clicked).unwrap();
+    assert_eq!(e.question, s.question);
+    assert_eq!(e.offered_by.as_deref(), Some(s.url.as_str()));
+    block_on(c.clone().run(clicked));
+    let e = c.exchange(clicked).unwrap();
+    assert_eq!(e.status, Status::Complete);
+    assert_eq!(
+        e.offered_by.as_deref(),
+        Some(s.url.as_str()),
+        "kept for Retry"
+    );
+    // A suggestion restored from an older widget has no section: asked as typed.
+    let old = Suggestion {
+        question: s.question.clone(),
+        url: String::new(),
+    };
+    let id = c.ask_suggestion(&old, None).unwrap();
+    assert_eq!(c.exchange(id).unwrap().offered_by, None);
+}

@@ -6,14 +6,30 @@ use leptos::task::spawn_local;
 
 use super::quote::Quote;
 use super::state::{use_ui, Ui};
+use crate::suggest::Suggestion;
 use crate::validate::{counter, counter_warns};
 
 /// Sends the typed question (or "Explain this" for a quoted selection alone).
 pub fn submit(ui: Ui) {
+    send(ui, None);
+}
+
+/// Sends a follow-up the reader clicked, as if typed, to be answered from the section that
+/// offered it.
+pub fn submit_suggestion(ui: Ui, s: Suggestion) {
+    ui.input.set(s.question.clone());
+    send(ui, Some(s));
+}
+
+fn send(ui: Ui, clicked: Option<Suggestion>) {
     let raw = ui.input.get_untracked();
     let sel = ui.pending_sel.get_untracked();
     let conv = ui.conv();
-    match conv.ask(&raw, sel) {
+    let asked = match &clicked {
+        Some(s) => conv.ask_suggestion(s, sel),
+        None => conv.ask(&raw, sel),
+    };
+    match asked {
         Ok(id) => {
             ui.input_error.set(None);
             ui.input.set(String::new());

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::composer::submit;
+use super::composer::submit_suggestion;
 use super::quote::Quote;
 use super::sources::Sources;
 use super::state::{use_ui, Ui};
@@ -133,16 +133,10 @@ fn suggestions_view(ui: Ui, e: &Exchange) -> AnyView {
                 .iter()
                 .cloned()
                 .map(|s| {
-                    let q = s.clone();
+                    let label = s.question.clone();
                     view! {
-                        <button
-                            type="button"
-                            on:click=move |_| {
-                                ui.input.set(q.clone());
-                                submit(ui);
-                            }
-                        >
-                            {s}
+                        <button type="button" on:click=move |_| submit_suggestion(ui, s.clone())>
+                            {label}
                         </button>
                     }
                 })

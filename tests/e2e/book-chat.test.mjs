@@ -317,6 +317,28 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
     const conversations = jsonLines('eval/conversations/sample-book.jsonl').filter((_, i) => i % 4 === 0);
     const questions = [...standalone, ...conversations.flatMap((c) => [c.previous, c.question])];
     const builder = path.join(path.dirname(PROXY_BIN), 'index-builder');
+    // `index-builder answer` for `lines` asked in one conversation, the last one clicked under the
+    // section `offeredBy` when given.
+    const cliAnswers = (lines, conversation, offeredBy) => {
+      const batch = path.join(os.tmpdir(), `book-chat-e2e-click-${process.pid}.jsonl`);
+      const line = (question, id) =>
+        JSON.stringify({
+          id,
+          question,
+          page: CHAPTER,
+          conversation,
+          ...(offeredBy && id === lines.length - 1 ? {offered_by: offeredBy} : {}),
+        });
+      fs.writeFileSync(batch, lines.map(line).join('\n'));
+      try {
+        return execFileSync(builder, ['answer', '--index', path.join(SITE, 'book-index'), '--batch', batch], {encoding: 'utf8'})
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+      } finally {
+        fs.rmSync(batch, {force: true});
+      }
+    };
     const answerAll = (conversation) => {
       const batch = path.join(os.tmpdir(), `book-chat-e2e-answer-${process.pid}.jsonl`);
       const line = (question, id) => JSON.stringify({id, question, page: CHAPTER, ...(conversation ? {conversation} : {})});
@@ -357,7 +379,7 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
           await lastAnswer(page).getByText("couldn't find an answer to this in the book", {exact: false}).waitFor({timeout: 30000});
           // Its follow-ups: the questions of the nearest sections it lists.
           const follow = await page.locator('.bc-turn').last().locator('.bc-sugg button').allInnerTexts();
-          assert.deepEqual(follow.map((t) => t.trim()), want.suggestions, `${question}: follow-ups of the refusal`);
+          assert.deepEqual(follow.map((t) => t.trim()), want.suggestions.map((f) => f.question), `${question}: follow-ups of the refusal`);
           continue;
         }
         await answered(page);
@@ -373,8 +395,29 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
           .evaluateAll((els) => els.map((a) => a.getAttribute('href')));
         assert.deepEqual(hrefs, want.sources.map((s) => s.url), `${question}: sources`);
         const follow = await page.locator('.bc-turn').last().locator('.bc-sugg button').allInnerTexts();
-        assert.deepEqual(follow.map((t) => t.trim()), want.suggestions, `${question}: follow-ups`);
+        assert.deepEqual(follow.map((t) => t.trim()), want.suggestions.map((f) => f.question), `${question}: follow-ups`);
       }
+      // A clicked follow-up whose words another page's section offers too ("What are actions?":
+      // ROS 2 actions, and the actions of the locomotion policy) is answered from the section it
+      // was offered under, as the CLI answers it given that section (`offered_by`); typed, the
+      // same words get ROS 2's actions.
+      const first = 'what inputs does the walking policy get in isaac lab';
+      await ask(page, first);
+      await answered(page);
+      const offer = cliAnswers([first, 'What are actions?'], 'click').at(0).suggestions.find((f) => f.question === 'What are actions?');
+      assert.ok(offer, 'the locomotion answer no longer offers "What are actions?"');
+      assert.match(offer.url, /rl-locomotion-isaac-lab#actions$/);
+      const [, clicked] = cliAnswers([first, 'What are actions?'], 'click', offer.url);
+      const [, typed] = cliAnswers([first, 'What are actions?'], 'typed');
+      assert.equal(clicked.sources[0].url, offer.url);
+      assert.notEqual(typed.sources[0].url, offer.url, 'typed, the words alone would pick the offering section anyway: the click is not checked');
+      await page.locator('.bc-turn').last().locator('.bc-sugg').getByRole('button', {name: 'What are actions?'}).click();
+      await answered(page);
+      const clickedHrefs = await lastAnswer(page)
+        .getByRole('list', {name: 'Sources'})
+        .getByRole('link')
+        .evaluateAll((els) => els.map((a) => a.getAttribute('href')));
+      assert.deepEqual(clickedHrefs, clicked.sources.map((x) => x.url), 'a clicked follow-up: sources');
       assert.deepEqual(errors, []);
     } finally {
       await context.close();
