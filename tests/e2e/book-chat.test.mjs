@@ -317,32 +317,10 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
     const conversations = jsonLines('eval/conversations/sample-book.jsonl').filter((_, i) => i % 4 === 0);
     const questions = [...standalone, ...conversations.flatMap((c) => [c.previous, c.question])];
     const builder = path.join(path.dirname(PROXY_BIN), 'index-builder');
-    // `index-builder answer` for `lines` asked in one conversation, the last one clicked under the
-    // section `offeredBy` when given.
-    const cliAnswers = (lines, conversation, offeredBy) => {
-      const batch = path.join(os.tmpdir(), `book-chat-e2e-click-${process.pid}.jsonl`);
-      const line = (question, id) =>
-        JSON.stringify({
-          id,
-          question,
-          page: CHAPTER,
-          conversation,
-          ...(offeredBy && id === lines.length - 1 ? {offered_by: offeredBy} : {}),
-        });
-      fs.writeFileSync(batch, lines.map(line).join('\n'));
-      try {
-        return execFileSync(builder, ['answer', '--index', path.join(SITE, 'book-index'), '--batch', batch], {encoding: 'utf8'})
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l));
-      } finally {
-        fs.rmSync(batch, {force: true});
-      }
-    };
-    const answerAll = (conversation) => {
+    // `index-builder answer` for batch lines (objects), asked from CHAPTER.
+    const answerLines = (rows) => {
       const batch = path.join(os.tmpdir(), `book-chat-e2e-answer-${process.pid}.jsonl`);
-      const line = (question, id) => JSON.stringify({id, question, page: CHAPTER, ...(conversation ? {conversation} : {})});
-      fs.writeFileSync(batch, questions.map(line).join('\n'));
+      fs.writeFileSync(batch, rows.map((r, id) => JSON.stringify({id, page: CHAPTER, ...r})).join('\n'));
       try {
         return execFileSync(builder, ['answer', '--index', path.join(SITE, 'book-index'), '--batch', batch], {encoding: 'utf8'})
           .trim()
@@ -352,6 +330,17 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
         fs.rmSync(batch, {force: true});
       }
     };
+    // Every question, in one conversation or (null) each alone.
+    const answerAll = (conversation) => answerLines(questions.map((question) => ({question, ...(conversation ? {conversation} : {})})));
+    // `lines` asked in one conversation, the last one clicked under the section `offeredBy` when given.
+    const cliAnswers = (lines, conversation, offeredBy) =>
+      answerLines(
+        lines.map((question, i) => ({
+          question,
+          conversation,
+          ...(offeredBy && i === lines.length - 1 ? {offered_by: offeredBy} : {}),
+        })),
+      );
     const cli = answerAll('e2e');
     const alone = answerAll(null);
     const offered = cli[standalone.indexOf('What are parameter files?')];
