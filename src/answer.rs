@@ -98,7 +98,12 @@ pub fn plan(
     } = *how;
     let query = standalone_query(question, history, page.selection.as_deref());
     let page_url = (!page.url.is_empty()).then_some(page.url.as_str());
-    let found = retriever.search(&query, question, offered_by, DEFAULT_TOP_K, page_url);
+    let mut req = book_retrieval::SearchRequest::new(&query, None);
+    req.k = DEFAULT_TOP_K;
+    req.current_page_url = page_url;
+    req.asked = Some(question);
+    req.offered_by = offered_by;
+    let found = retriever.search(req);
     if found.refused || found.sources.is_empty() {
         return Plan::Refuse(direct(book_answer::compose(
             &query, &found, None, &prefs, words,

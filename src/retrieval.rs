@@ -5,6 +5,8 @@
 //! The manifest, its URL rule and the analyzer are the core's (`book_retrieval::manifest`,
 //! `book_retrieval::analyzer`); tests search the core's tiny real books (`testing` features).
 
+use book_retrieval::SearchRequest;
+
 /// Sources asked for by default.
 pub const DEFAULT_TOP_K: usize = 5;
 /// Sources asked for at most.
@@ -20,18 +22,9 @@ pub type QuestionEncoder = Box<dyn Fn(&str, Option<usize>) -> Option<Vec<f32>>>;
 
 /// Searches the book.
 pub trait Retriever {
-    /// Top `k` (clamped to 1..=[`MAX_TOP_K`]) sources for `query` (the stand-alone query made of
-    /// the reader's words `asked`: a section whose follow-up `asked` is comes first, the one it
-    /// was `offered_by` when several offer it, see `SearchRequest::asked`); chunks of
-    /// `current_page_url` get a boost.
-    fn search(
-        &self,
-        query: &str,
-        asked: &str,
-        offered_by: Option<&str>,
-        k: usize,
-        current_page_url: Option<&str>,
-    ) -> Retrieved;
+    /// The sources for `req` (its `k` clamped to 1..=[`MAX_TOP_K`]): the retriever embeds
+    /// `req.query` itself once the encoder has loaded, in place of `req.query_vector`.
+    fn search(&self, req: SearchRequest<'_>) -> Retrieved;
     /// Number of chunks (0 = nothing loaded).
     fn len(&self) -> usize;
     /// Whether the index is empty.
@@ -122,22 +115,17 @@ impl Retriever for BookIndex {
             .and_then(|e| e(text, Some(max_tokens)))
     }
 
-    fn search(
-        &self,
-        query: &str,
-        asked: &str,
-        offered_by: Option<&str>,
-        k: usize,
-        current_page_url: Option<&str>,
-    ) -> Retrieved {
-        let vector = self.encoder.borrow().as_ref().and_then(|e| e(query, None));
-        let mut req = book_retrieval::SearchRequest::new(query, vector.as_deref());
-        req.k = k.clamp(1, MAX_TOP_K);
-        req.current_page_url = current_page_url;
-        req.asked = Some(asked);
-        req.offered_by = offered_by;
-        let res = self.index.search(&req);
-        book_answer::found::collect(&self.index, &self.texts, &res, vector)
+    fn search(&self, req: SearchRequest<'_>) -> Retrieved {
+        let vector = self
+            .encoder
+            .borrow()
+            .as_ref()
+            .and_then(|e| e(req.query, None));
+        let req = SearchRequest {
+            k: req.k.clamp(1, MAX_TOP_K),
+            ..req
+        };
+        book_answer::found::search(&self.index, &self.texts, req, vector)
     }
 
     fn len(&self) -> usize {
@@ -163,24 +151,12 @@ mod tests {
         };
         assert_eq!(r.len(), testing::CHUNK_COUNT);
         assert_eq!(r.content_id(), Some(a.manifest.content_hash.as_str()));
-        let found = r.search(
-            "What is a ROS service?",
-            "What is a ROS service?",
-            None,
-            5,
-            None,
-        );
+        let found = r.search(SearchRequest::new("What is a ROS service?", None));
         assert!(!found.refused, "{found:?}");
         assert_eq!(found.sources[0].section.as_deref(), Some("Services"));
         assert!(
-            r.search(
-                "best pizza dough recipe",
-                "best pizza dough recipe",
-                None,
-                5,
-                None
-            )
-            .refused
+            r.search(SearchRequest::new("best pizza dough recipe", None))
+                .refused
         );
     }
 

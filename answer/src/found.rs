@@ -1,8 +1,8 @@
 //! From search results to what an answer is built from: the ranked sources with their texts, and
-//! the sections related to the best one (for follow-ups). One function, used by the widget and by
+//! the sections related to the best one (for follow-ups). One place, used by the widget and by
 //! `index-builder answer`, so both see the same sources.
 
-use book_retrieval::{ChunkTexts, Index, SearchResults};
+use book_retrieval::{ChunkTexts, Index, SearchRequest, SearchResults};
 
 use crate::source::Source;
 use crate::suggest::{Related, Relation};
@@ -26,6 +26,21 @@ pub struct Found {
     pub vector: Option<Vec<f32>>,
     /// The best source is the best by words, by meaning and fused (`SearchResults::agree`).
     pub agree: bool,
+}
+
+/// Searches `index` for `req` with the question's embedding `vector` (`None` before the encoder
+/// has loaded: BM25 alone) in place of the request's own, and collects what it found.
+pub fn search(
+    index: &Index,
+    texts: &ChunkTexts,
+    req: SearchRequest<'_>,
+    vector: Option<Vec<f32>>,
+) -> Found {
+    let req = SearchRequest {
+        query_vector: vector.as_deref(),
+        ..req
+    };
+    collect(index, texts, &index.search(&req), vector)
 }
 
 /// Collects the sources of `results` (texts from `texts`) and the sections related to the best one;

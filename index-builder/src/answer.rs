@@ -63,8 +63,7 @@ fn find_query(
     question: &str,
     asked: &Asked,
 ) -> Found {
-    let vector = encoder.map(|e| e.encode(query));
-    let mut req = SearchRequest::new(query, vector.as_deref());
+    let mut req = SearchRequest::new(query, None);
     req.k = book_retrieval::index::DEFAULT_K;
     req.current_page_url = asked.page;
     req.asked = Some(question);
@@ -72,8 +71,7 @@ fn find_query(
     if encoder.is_none() {
         req.mode = Mode::Bm25Only;
     }
-    let res = index.search(&req);
-    book_answer::found::collect(index, texts, &res, vector)
+    book_answer::found::search(index, texts, req, encoder.map(|e| e.encode(query)))
 }
 
 /// What the widget knows of a question besides its words: the page it is asked from, the text the
