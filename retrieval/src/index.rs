@@ -332,8 +332,8 @@ impl Index {
     /// spacing and a final "?" aside. A reader who clicks "Can you show the example
     /// configuration?" under an answer asks about the section that offered it, not about whichever
     /// of the book's many "Example configuration" sections the words happen to rank first; the
-    /// search ranks these chunks first (the current page's first when several sections share the
-    /// question).
+    /// search ranks these chunks first (when several sections share the question, the one it was
+    /// clicked under, `SearchRequest::offered_by`, then the current page's).
     pub fn chunks_offering(&self, question: &str) -> Vec<u32> {
         // Compared word by word without allocating: every search scans every stored question.
         fn words(q: &str) -> std::str::SplitWhitespace<'_> {
