@@ -64,6 +64,7 @@ mod tests {
             chunk: 1,
             chapter: "Chapter 1".into(),
             section: Some("Section 1".into()),
+            parent: None,
             url: "/docs/c1#s1".into(),
             text: "Nodes are processes.".into(),
             score: 1.0,

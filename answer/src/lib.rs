@@ -28,7 +28,7 @@ pub use book_prompt::Turn;
 pub use confidence::Confidence;
 pub use extractive::{Embed, Quote, Style, EMBED_TOKENS};
 pub use found::Found;
-pub use source::{Source, SourceRef};
+pub use source::{distinct_labels, Source, SourceRef};
 
 pub use words::{Words, REFUSAL, REFUSAL_NOTHING};
 /// Sections listed under a refusal.
@@ -217,8 +217,9 @@ fn also_markdown(also: &[Source], words: &Words) -> String {
     }
     let links: Vec<String> = also
         .iter()
-        .map(|s| {
-            let label = extractive::escape_md(&s.label());
+        .zip(distinct_labels(also))
+        .map(|(s, label)| {
+            let label = extractive::escape_md(&label);
             // Angle brackets keep a URL with spaces or parentheses one link destination.
             let url = s.url.replace(['<', '>'], "");
             format!("[{label}](<{url}>)")
@@ -313,6 +314,7 @@ mod tests {
             chunk: 0,
             chapter: "Nodes".into(),
             section: Some("Topics".into()),
+            parent: None,
             url: "/docs/nodes#topics".into(),
             text: "Nodes talk over topics.".into(),
             score,
@@ -531,6 +533,7 @@ mod tests {
             chunk,
             chapter: "Joints".into(),
             section: Some(section.into()),
+            parent: None,
             url: format!("/docs/joints#s{chunk}"),
             text: text.into(),
             score,

@@ -3,6 +3,7 @@
 
 use crate::citations;
 use crate::session::{Exchange, Mode};
+use crate::source::distinct_labels;
 
 /// The Markdown copied for `e`; relative source URLs are joined to `origin` (`https://host`).
 pub fn answer_markdown(e: &Exchange, origin: &str) -> String {
@@ -12,16 +13,20 @@ pub fn answer_markdown(e: &Exchange, origin: &str) -> String {
     } else {
         citations::cited(&e.answer, e.sources.len())
     };
+    let labels = distinct_labels(&e.sources);
     let lines: Vec<String> = numbers
         .into_iter()
-        .filter_map(|n| e.sources.get(n.wrapping_sub(1)).map(|s| (n, s)))
-        .map(|(n, s)| {
+        .filter_map(|n| {
+            let i = n.wrapping_sub(1);
+            e.sources.get(i).zip(labels.get(i)).map(|(s, l)| (n, s, l))
+        })
+        .map(|(n, s, label)| {
             let url = if s.url.starts_with('/') {
                 format!("{}{}", origin.trim_end_matches('/'), s.url)
             } else {
                 s.url.clone()
             };
-            format!("[{n}]: {url} \"{}\"", s.label().replace('"', "'"))
+            format!("[{n}]: {url} \"{}\"", label.replace('"', "'"))
         })
         .collect();
     if !lines.is_empty() {
@@ -38,10 +43,11 @@ mod tests {
     use crate::source::SourceRef;
 
     #[test]
-    fn cited_sources_follow_as_reference_links() {
-        let src = |u: &str| SourceRef {
+    fn cited_sources_follow_as_reference_links_with_the_labels_the_list_shows() {
+        let src = |u: &str, parent: &str| SourceRef {
             chapter: "ROS 2".into(),
             section: Some("Nodes".into()),
+            parent: Some(parent.into()),
             url: u.into(),
             excerpt: String::new(),
             score: 1.0,
@@ -53,7 +59,7 @@ mod tests {
             answer: "Nodes talk over topics [2].".into(),
             mode: Mode::Llm,
             status: Status::Complete,
-            sources: vec![src("/docs/a#x"), src("/docs/b#y")],
+            sources: vec![src("/docs/a#x", "Intro"), src("/docs/b#y", "Graph")],
             confidence: None,
             suggestions: vec![],
             offered_by: None,
@@ -63,7 +69,14 @@ mod tests {
         let md = answer_markdown(&e, "https://book.example/");
         assert_eq!(
             md,
-            "Nodes talk over topics [2].\n\n[2]: https://book.example/docs/b#y \"ROS 2 › Nodes\""
+            "Nodes talk over topics [2].\n\n[2]: https://book.example/docs/b#y \"ROS 2 › Graph › Nodes\""
         );
+        // Alone in the list, the source keeps its short label.
+        let one = Exchange {
+            sources: vec![src("/docs/b#y", "Graph")],
+            answer: "Nodes talk over topics [1].".into(),
+            ..e
+        };
+        assert!(answer_markdown(&one, "").ends_with("/docs/b#y \"ROS 2 › Nodes\""));
     }
 }

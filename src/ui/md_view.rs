@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::markdown::{safe_href, Kind, Node};
-use crate::source::SourceRef;
+use crate::source::{distinct_labels, SourceRef};
 
 /// Renders `nodes`; `[n]` links to `sources[n-1]`.
 pub fn render(nodes: Vec<Node>, sources: &[SourceRef]) -> Vec<AnyView> {
@@ -18,9 +18,14 @@ fn element(tag: &'static str, children: Vec<AnyView>) -> AnyView {
 }
 
 fn cite(n: usize, sources: &[SourceRef]) -> AnyView {
-    match sources.get(n.wrapping_sub(1)) {
-        Some(s) => {
-            let label = s.label();
+    // The label the Sources list shows for it (the list is a handful, so computing all is cheap).
+    let labels = distinct_labels(sources);
+    match sources
+        .get(n.wrapping_sub(1))
+        .zip(labels.get(n.wrapping_sub(1)))
+    {
+        Some((s, label)) => {
+            let label = label.clone();
             let href = safe_href(&s.url).unwrap_or_else(|| "#".into());
             view! {
                 <a class="bc-cite" href=href title=label.clone() aria-label=format!("Source {n}: {label}")>
