@@ -403,7 +403,37 @@ const READER_GENERIC: &[&str] = &[
     "previous section",
     "next chapter",
     "next page",
+    "community",
+    "support",
+    "help",
+    "getting help",
+    "get help",
+    "contributing",
+    "contribute",
+    "changelog",
+    "contact",
+    "feedback",
 ];
+
+/// Last words that name who a section is for ("Plugin users", "For developers"): the section is
+/// a part of the page addressed to them, not a topic ("What are plugin users?" asks nothing).
+/// Not "authors": a blog's "Inline authors" are a feature.
+const AUDIENCES: &[&str] = &[
+    "users",
+    "developers",
+    "maintainers",
+    "contributors",
+    "beginners",
+    "administrators",
+    "admins",
+    "readers",
+    "instructors",
+    "students",
+];
+
+/// Endings that say how a section tells its topic, not what it is ("The Isaac family at a
+/// glance"): the question asks about the topic ("What is the Isaac family?").
+const TELLING_SUFFIXES: &[&str] = &[" at a glance", " in a nutshell", " in brief", " explained"];
 
 /// Last words that make a heading a document to be shown ("Dual-Boot Guide"): asked for like an
 /// example.
@@ -1030,7 +1060,12 @@ pub fn section_follow_up(
     let Some(section) = section else {
         return phrase(chapter, true, noun_compound);
     };
-    let aspect = section.trim().to_lowercase();
+    // "📜 License": the aspect, whatever marks it.
+    let aspect = section
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim()
+        .to_lowercase();
     if OF_THE_CHAPTER.contains(&aspect.as_str()) {
         of_the_chapter(&aspect, chapter)
     } else {
@@ -1137,6 +1172,13 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         }
         _ => h,
     };
+    let h = match TELLING_SUFFIXES
+        .iter()
+        .find_map(|s| strip_suffix_ignoring_case(&h, s))
+    {
+        Some(topic) if reader && !topic.is_empty() => topic.to_string(),
+        _ => h,
+    };
     let words: Vec<&str> = h.split_whitespace().collect();
     if words.is_empty() || words.len() > 9 || h.chars().filter(|c| c.is_alphabetic()).count() < 3 {
         return None;
@@ -1236,6 +1278,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
             || GENERIC_LAST_WORDS.contains(&last)
             || lower_words[0] == "welcome"
             || READER_GENERIC.contains(&lower.as_str())
+            || qualified_generic(&lower_words)
+            || usage_with(&lower_words)
+            || (lower_words.len() <= 3 && AUDIENCES.contains(&last))
         {
             return None;
         }
@@ -1418,6 +1463,37 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
 
 /// Whether a lowercase word has a plural's form: a final s, not that of "class", "status", "basis"
 /// or [`SINGULARS_IN_OS`].
+/// "Simple usage", "Advanced configuration": a qualifier before a generic heading leaves it
+/// generic. Not an example: "Basic example" is shown on request ("Can you show the basic
+/// example?").
+fn qualified_generic(lower_words: &[String]) -> bool {
+    match lower_words {
+        [qualifier, rest @ ..]
+            if !rest.is_empty()
+                && (qualifier == "advanced" || LONE_QUALIFIERS.contains(&qualifier.as_str())) =>
+        {
+            let rest = rest.join(" ");
+            !rest.starts_with("example")
+                && (GENERIC_HEADINGS.contains(&rest.as_str())
+                    || READER_GENERIC.contains(&rest.as_str()))
+        }
+        _ => false,
+    }
+}
+
+/// "Usage with Prettier", "Usage in JSX": how the page's subject is used somewhere, which the
+/// heading does not name ("What is Usage with Prettier?" asks nothing).
+fn usage_with(lower_words: &[String]) -> bool {
+    matches!(lower_words, [usage, particle, _, ..]
+        if usage == "usage" && ["with", "in", "from", "on", "inside"].contains(&particle.as_str()))
+}
+
+/// `s` without `suffix` (ASCII case ignored), or `None` when it does not end with it.
+fn strip_suffix_ignoring_case<'a>(s: &'a str, suffix: &str) -> Option<&'a str> {
+    let cut = s.len().checked_sub(suffix.len())?;
+    (s.is_char_boundary(cut) && s[cut..].eq_ignore_ascii_case(suffix)).then(|| s[..cut].trim_end())
+}
+
 fn plural_form(word: &str) -> bool {
     word.len() > 3
         && word.ends_with('s')
@@ -2083,6 +2159,56 @@ mod tests {
         assert_eq!(
             follow_up("Context Windows and Continuous Learning").as_deref(),
             Some("What are Context Windows and Continuous Learning?")
+        );
+    }
+
+    #[test]
+    fn audiences_community_and_qualified_generic_headings_are_not_asked() {
+        for h in [
+            "Plugin users",
+            "For users",
+            "Community",
+            "Getting Help",
+            "Simple usage",
+            "Advanced Usage",
+            "Usage with Prettier",
+        ] {
+            assert_eq!(follow_up(h), None, "{h}");
+        }
+        // A qualifier before a topic still asks about the topic; an example is asked for.
+        assert!(follow_up("Basic audio capture").is_some());
+        assert_eq!(
+            follow_up("Basic Example").as_deref(),
+            Some("Can you show the Basic Example?")
+        );
+        assert_eq!(
+            follow_up("Inline authors").as_deref(),
+            Some("What are Inline authors?")
+        );
+        assert!(follow_up("ROS 2 Users Guide").is_some());
+    }
+
+    #[test]
+    fn a_section_telling_its_topic_briefly_is_asked_about_the_topic() {
+        assert_eq!(
+            follow_up("The Isaac family at a glance").as_deref(),
+            Some("What is the Isaac family?")
+        );
+        assert_eq!(
+            follow_up("Nav2 Explained").as_deref(),
+            Some("What is Nav2?")
+        );
+        assert_eq!(
+            follow_up("Behavior Trees Explained").as_deref(),
+            Some("What are Behavior Trees?")
+        );
+    }
+
+    #[test]
+    fn a_marked_aspect_heading_is_asked_of_its_page() {
+        assert_eq!(
+            section_follow_up("Swizzling", Some("📜 License"), &|_| false).as_deref(),
+            Some("What is the license of Swizzling?")
         );
     }
 
