@@ -1284,6 +1284,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         {
             return None;
         }
+        if let Some(q) = what_changed(&h, &lower_words) {
+            return Some(q);
+        }
         // "An example using only default packages" is asked for like a guide.
         let an_example = ["a", "an"].contains(&lower_words[0].as_str())
             && lower_words
@@ -1486,6 +1489,24 @@ fn qualified_generic(lower_words: &[String]) -> bool {
 fn usage_with(lower_words: &[String]) -> bool {
     matches!(lower_words, [usage, particle, _, ..]
         if usage == "usage" && ["with", "in", "from", "on", "inside"].contains(&particle.as_str()))
+}
+
+/// "Changes to Package Header" (a migration guide's section) asks what changed: "What changed in
+/// the Package Header?" ("the" before a thing, not before a name, an activity or a code name).
+fn what_changed(h: &str, lower_words: &[String]) -> Option<String> {
+    let [change, particle, first, ..] = lower_words else {
+        return None;
+    };
+    if !matches!(change.as_str(), "changes" | "change") || !matches!(particle.as_str(), "to" | "in")
+    {
+        return None;
+    }
+    let rest = h.splitn(3, char::is_whitespace).nth(2)?.trim();
+    let bare = first.ends_with("ing")
+        || ["the", "a", "an", "your", "my", "this", "these"].contains(&first.as_str())
+        || !rest.starts_with(|c: char| c.is_alphabetic());
+    let article = if bare { "" } else { "the " };
+    Some(format!("What changed in {article}{rest}?"))
 }
 
 /// `s` without `suffix` (ASCII case ignored), or `None` when it does not end with it.
@@ -2205,6 +2226,26 @@ mod tests {
     }
 
     #[test]
+    fn a_change_is_asked_what_changed() {
+        for (h, q) in [
+            (
+                "Changes to Package Header",
+                "What changed in the Package Header?",
+            ),
+            (
+                "Changes to @hydra.main() and hydra.initialize()",
+                "What changed in @hydra.main() and hydra.initialize()?",
+            ),
+            (
+                "Changes to configuring sweeper's search space",
+                "What changed in configuring sweeper's search space?",
+            ),
+        ] {
+            assert_eq!(follow_up(h).as_deref(), Some(q), "{h}");
+        }
+    }
+
+    #[test]
     fn a_marked_aspect_heading_is_asked_of_its_page() {
         assert_eq!(
             section_follow_up("Swizzling", Some("📜 License"), &|_| false).as_deref(),
@@ -2370,7 +2411,7 @@ mod tests {
             ("Degrees of Freedom", "What are the Degrees of Freedom?"),
             (
                 "Changes to Defaults List Composition",
-                "What are Changes to Defaults List Composition?",
+                "What changed in the Defaults List Composition?",
             ),
             (
                 "Selection Criteria for Robotics",
