@@ -433,7 +433,14 @@ const AUDIENCES: &[&str] = &[
 
 /// Endings that say how a section tells its topic, not what it is ("The Isaac family at a
 /// glance"): the question asks about the topic ("What is the Isaac family?").
-const TELLING_SUFFIXES: &[&str] = &[" at a glance", " in a nutshell", " in brief", " explained"];
+const TELLING_SUFFIXES: &[&str] = &[
+    " at a glance",
+    " in a nutshell",
+    " in brief",
+    " in one paragraph",
+    " in one sentence",
+    " explained",
+];
 
 /// Last words that make a heading a document to be shown ("Dual-Boot Guide"): asked for like an
 /// example.
@@ -1292,7 +1299,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
             && lower_words
                 .get(1)
                 .is_some_and(|w| w == "example" || w == "examples");
-        if (SHOWN_LAST_WORDS.contains(&last) || an_example) && !h.ends_with('?') {
+        // "Sensor Comparison Table" is shown too; "Tables" alone names a feature.
+        let a_table = last == "table" && lower_words.len() >= 2;
+        if (SHOWN_LAST_WORDS.contains(&last) || an_example || a_table) && !h.ends_with('?') {
             return (!activity(&lower_words)).then(|| show(&h));
         }
     }
@@ -2219,6 +2228,15 @@ mod tests {
             follow_up("Nav2 Explained").as_deref(),
             Some("What is Nav2?")
         );
+        assert_eq!(
+            follow_up("The RL problem in one paragraph").as_deref(),
+            Some("What is the RL problem?")
+        );
+        assert_eq!(
+            follow_up("Sensor Comparison Table").as_deref(),
+            Some("Can you show the Sensor Comparison Table?")
+        );
+        assert_eq!(follow_up("Tables").as_deref(), Some("What are Tables?"));
         assert_eq!(
             follow_up("Behavior Trees Explained").as_deref(),
             Some("What are Behavior Trees?")
