@@ -1179,13 +1179,14 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         }
         _ => h,
     };
-    let h = match TELLING_SUFFIXES
+    // "The Isaac family at a glance" → "The Isaac family".
+    let told = TELLING_SUFFIXES
         .iter()
+        .filter(|_| reader)
         .find_map(|s| strip_suffix_ignoring_case(&h, s))
-    {
-        Some(topic) if reader && !topic.is_empty() => topic.to_string(),
-        _ => h,
-    };
+        .filter(|topic| !topic.is_empty())
+        .map(str::to_string);
+    let h = told.unwrap_or(h);
     let words: Vec<&str> = h.split_whitespace().collect();
     if words.is_empty() || words.len() > 9 || h.chars().filter(|c| c.is_alphabetic()).count() < 3 {
         return None;
@@ -1473,8 +1474,6 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     Some(format!("What {verb} {}?", lower_first(&h)))
 }
 
-/// Whether a lowercase word has a plural's form: a final s, not that of "class", "status", "basis"
-/// or [`SINGULARS_IN_OS`].
 /// "Simple usage", "Advanced configuration": a qualifier before a generic heading leaves it
 /// generic. Not an example: "Basic example" is shown on request ("Can you show the basic
 /// example?").
@@ -1524,6 +1523,8 @@ fn strip_suffix_ignoring_case<'a>(s: &'a str, suffix: &str) -> Option<&'a str> {
     (s.is_char_boundary(cut) && s[cut..].eq_ignore_ascii_case(suffix)).then(|| s[..cut].trim_end())
 }
 
+/// Whether a lowercase word has a plural's form: a final s, not that of "class", "status", "basis"
+/// or [`SINGULARS_IN_OS`].
 fn plural_form(word: &str) -> bool {
     word.len() > 3
         && word.ends_with('s')

@@ -8,7 +8,22 @@ use crate::source::{distinct_labels, SourceRef};
 
 /// Renders `nodes`; `[n]` links to `sources[n-1]`.
 pub fn render(nodes: Vec<Node>, sources: &[SourceRef]) -> Vec<AnyView> {
-    nodes.into_iter().map(|n| node(n, sources)).collect()
+    let cited = Cited {
+        sources,
+        labels: distinct_labels(sources),
+    };
+    render_nodes(nodes, &cited)
+}
+
+/// The sources citations link to, with the labels the Sources list shows for them (worked out
+/// once per render, not per citation).
+struct Cited<'a> {
+    sources: &'a [SourceRef],
+    labels: Vec<String>,
+}
+
+fn render_nodes(nodes: Vec<Node>, cited: &Cited<'_>) -> Vec<AnyView> {
+    nodes.into_iter().map(|n| node(n, cited)).collect()
 }
 
 /// One element of the fixed set with its children. Built through one generic path (one
@@ -17,13 +32,9 @@ fn element(tag: &'static str, children: Vec<AnyView>) -> AnyView {
     leptos::html::custom(tag).child(children).into_any()
 }
 
-fn cite(n: usize, sources: &[SourceRef]) -> AnyView {
-    // The label the Sources list shows for it (the list is a handful, so computing all is cheap).
-    let labels = distinct_labels(sources);
-    match sources
-        .get(n.wrapping_sub(1))
-        .zip(labels.get(n.wrapping_sub(1)))
-    {
+fn cite(n: usize, cited: &Cited<'_>) -> AnyView {
+    let i = n.wrapping_sub(1);
+    match cited.sources.get(i).zip(cited.labels.get(i)) {
         Some((s, label)) => {
             let label = label.clone();
             let href = safe_href(&s.url).unwrap_or_else(|| "#".into());
@@ -38,13 +49,13 @@ fn cite(n: usize, sources: &[SourceRef]) -> AnyView {
     }
 }
 
-fn node(n: Node, sources: &[SourceRef]) -> AnyView {
+fn node(n: Node, cited: &Cited<'_>) -> AnyView {
     match n {
         Node::Text(t) => t.into_any(),
         Node::Code(c) => element("code", vec![c.into_any()]),
         Node::Cite(v) => v
             .into_iter()
-            .map(|n| cite(n, sources))
+            .map(|n| cite(n, cited))
             .collect::<Vec<_>>()
             .into_any(),
         Node::SoftBreak => " ".into_any(),
@@ -76,7 +87,7 @@ fn node(n: Node, sources: &[SourceRef]) -> AnyView {
             .into_any()
         }
         Node::Element(kind, children) => {
-            let c = render(children, sources);
+            let c = render_nodes(children, cited);
             match kind {
                 Kind::Paragraph => element("p", c),
                 Kind::Heading(l) if l <= 2 => element("h3", c),
