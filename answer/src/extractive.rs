@@ -171,12 +171,21 @@ struct Cand {
     /// A sentence of a section that points elsewhere (objectives, next steps, a quiz): the first
     /// quote only when no section has a sentence that answers, never a later quote.
     points_elsewhere: bool,
+    /// A lead-in to a code block of its section ("Always single-quote interpolations in the
+    /// shell, to prevent replacement with shell variables:"): it answers with the block it
+    /// announces, quoted after it, so it may be the first quote but never a later one.
+    announces_code: bool,
 }
 
 impl Cand {
     /// Not a sentence that answers, by its form or its section's.
     fn weak(&self) -> bool {
         self.answers_nothing || self.points_elsewhere
+    }
+
+    /// May be a quote after the first: a sentence that answers by itself.
+    fn later(&self) -> bool {
+        !self.weak() && !self.announces_code
     }
 
     /// What a quote of the candidate shows: a code block's window, a sentence whole.
@@ -407,6 +416,13 @@ pub fn choose(
         let ps = passages(&src.text);
         let pointing = pointing[si];
         for (order, p) in ps.iter().enumerate() {
+            // Not for a how-to question: its block is chosen by its own rules (the short one
+            // holding the question's terms), which a lead-in such as "Finally, to deploy your
+            // site, run:" would override with the block after it.
+            let announces_code = !how_to
+                && p.kind == Kind::Prose
+                && p.text.ends_with(':')
+                && ps.iter().any(|k| k.intro == Some(order));
             let window =
                 matches!(p.kind, Kind::Code { .. }).then(|| code_window(&p.text, &q_terms));
             let lexical = match (&p.kind, p.intro) {
@@ -445,10 +461,12 @@ pub fn choose(
                 // their headings, it answers.
                 answers_nothing: p.text.ends_with('?')
                     || (p.text.ends_with(':')
+                        && !announces_code
                         && with_its_subsections(&src.text, &p.text, &src.subsections).is_none())
                     || states_outcome(&p.text)
                     || continues_a_sentence(&p.text),
                 points_elsewhere: pointing,
+                announces_code,
             };
             match p.kind {
                 Kind::Prose => prose.push(c),
@@ -515,7 +533,7 @@ pub fn choose(
     if lead.is_some() {
         // Sentences of other sections only when they are clearly about the question.
         let budget = max_sentences.saturating_sub(1);
-        for &i in order.iter().filter(|&&i| !prose[i].weak()) {
+        for &i in order.iter().filter(|&&i| prose[i].later()) {
             if chosen.len() >= budget {
                 break;
             }
@@ -558,7 +576,7 @@ pub fn choose(
             // Later quotes are measured against the best sentence of any section.
             let best = &prose[top];
             let best_score = best.score();
-            for &i in order.iter().filter(|&&i| i != first && !prose[i].weak()) {
+            for &i in order.iter().filter(|&&i| i != first && prose[i].later()) {
                 if chosen.len() >= max_sentences {
                     break;
                 }
@@ -586,7 +604,7 @@ pub fn choose(
             if chosen.len() < max_sentences {
                 let more = order.iter().map(|&i| &prose[i]).find(|c| {
                     c.source == source
-                        && !c.weak()
+                        && c.later()
                         // A lead-in that ends the section, with the sections under it, says
                         // what the section is made of, whatever its words.
                         && (c.lexical > 0.0 || c.passage.text.ends_with(':'))
@@ -732,10 +750,12 @@ pub fn choose(
     }
     // A first quote that ends leaning forward ("In this case, you can set the pagination links
     // with front matter:") announces the block after it: that block is its answer.
+    // The block follows the quote that announces it, before any other line of its section.
     let announced = chosen.first().and_then(|c| {
-        let quoted = quotes
+        let at = quotes
             .iter()
-            .find(|q| q.source == c.source && q.is_sentence())?;
+            .position(|q| q.source == c.source && q.is_sentence())?;
+        let quoted = &quotes[at];
         if !quoted.text.ends_with(':') {
             return None;
         }
@@ -750,17 +770,21 @@ pub fn choose(
             .map_or(c.order, |p| p.order);
         code.iter()
             .find(|k| k.source == c.source && k.passage.intro == Some(last))
+            .map(|k| (at, k))
     });
-    if let Some(k) = announced.filter(|_| !quotes.iter().any(|q| q.code_lang().is_some())) {
+    if let Some((at, k)) = announced.filter(|_| !quotes.iter().any(|q| q.code_lang().is_some())) {
         if let Kind::Code { lang } = &k.passage.kind {
-            quotes.push(Quote {
-                source: k.source,
-                text: k.shown().to_string(),
-                matched_as_sentence: false,
-                form: Form::Code { lang: lang.clone() },
-                intro: None,
-                score: k.score(),
-            });
+            quotes.insert(
+                at + 1,
+                Quote {
+                    source: k.source,
+                    text: k.shown().to_string(),
+                    matched_as_sentence: false,
+                    form: Form::Code { lang: lang.clone() },
+                    intro: None,
+                    score: k.score(),
+                },
+            );
         }
     }
     // A code block: for how-to questions (or a reader who wants examples) from the best source
@@ -1760,6 +1784,30 @@ mod tests {
         let code = code_of(&q);
         assert!(
             code.text.contains("pagination_next: getting-started"),
+            "{q:?}"
+        );
+    }
+
+    #[test]
+    fn a_lead_in_that_answers_is_quoted_with_its_block_right_after_it() {
+        // The advice is said in the lead-in to a command: quoted first, with the command next,
+        // before the section's other sentences.
+        let sources = vec![src(
+            1,
+            "Constants (null, true, false, inf, nan) are case-insensitive in any override.\n\nAlways single-quote interpolations in the shell, to prevent replacement with shell variables:\n\n```shell\n$ python my_app.py 'dir=/root/${name}'\n```\n\nMore complex values may need double quotes inside the single ones.",
+        )];
+        let q = quotes("the shell replaces ${name} before my app sees it", &sources);
+        assert!(q[0].text.starts_with("Always single-quote"), "{q:?}");
+        assert!(q[1].text.contains("dir=/root/${name}"), "{q:?}");
+        assert!(q[2..].iter().all(|x| x.is_sentence()), "{q:?}");
+        // Not a later quote: with no block after it, a lead-in ending in ":" would hang.
+        let q = quotes(
+            "are constants like null case-insensitive in the shell?",
+            &sources,
+        );
+        assert!(q[0].text.starts_with("Constants"), "{q:?}");
+        assert!(
+            q.iter().all(|x| !x.text.starts_with("Always single-quote")),
             "{q:?}"
         );
     }
