@@ -395,8 +395,9 @@ pub fn with_its_subsections(text: &str, sentence: &str, subsections: &[String]) 
     (!out.ends_with(':')).then_some(out)
 }
 
-/// Most items of a list of options quoted whole for one of them (see [`options_list`]).
-const MAX_OPTIONS: usize = 5;
+/// Most items of a list of options quoted whole for one of them (see [`options_list`]): the six
+/// strategies of a plugin option fit, `MAX_OPTIONS_CHARS` bounds the rest.
+const MAX_OPTIONS: usize = 8;
 /// Longest label naming an option of such a list, in words ("Edge deployment (Jetson)").
 const MAX_OPTION_LABEL_WORDS: usize = 5;
 /// Longest list of options quoted whole, in characters (its items together)...
@@ -1793,7 +1794,7 @@ mod tests {
         // A long list, or one with a long item, is not shown whole.
         let long = format!("- A: {}\n- B: two words", "word ".repeat(60));
         assert_eq!(options_list(&long, "B: two words"), None);
-        let many: String = (1..=6)
+        let many: String = (1..=9)
             .map(|i| format!("- Option {i}: does thing {i}\n"))
             .collect();
         assert_eq!(options_list(&many, "Option 2: does thing 2"), None);
