@@ -202,6 +202,14 @@ impl Cand {
     }
 }
 
+/// Whether a sentence states a default ("By default, the counter starts at line number 1.",
+/// "… is enabled by default."): the book's next sentence usually says how to change it.
+fn states_default(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    let lower = lower.trim_end_matches(['.', ' ']);
+    lower.starts_with("by default") || lower.ends_with("by default")
+}
+
 /// Whether a code block is an error's output ("ReferenceError: window is not defined", a
 /// traceback, "Error merging override …"): what the reader saw, not what fixes it.
 fn shows_an_error(code: &str) -> bool {
@@ -715,12 +723,20 @@ pub fn choose(
                 // The first quote, and the sentence its section added, go on with the sentence
                 // after them: the sentence that matched the question best often only restates it,
                 // and the next one answers.
+                let next_of_default = || {
+                    states_default(&c.passage.text)
+                        .then(|| successor(&sources[c.source].text, &c.passage.text))
+                        .flatten()
+                        .filter(|next| unquoted(c, next))
+                };
                 let next = if std::ptr::eq(*c, chosen[0]) {
-                    next_of_first.as_ref()
+                    next_of_first.clone()
                 } else if filled.is_some_and(|f| std::ptr::eq(*c, f)) {
-                    next_of_filled.as_ref()
+                    next_of_filled.clone()
                 } else {
-                    None
+                    // A default is stated before the way to change it ("By default, RSS and Atom
+                    // feeds are generated. To disable feed generation, set …").
+                    next_of_default()
                 };
                 let sentence = match next {
                     Some(next)
@@ -748,30 +764,22 @@ pub fn choose(
     if let Some(first) = chosen.first().filter(|c| troubleshooting[c.source]) {
         quote_fix(first, &sources[first.source].text, &mut quotes);
     }
-    // A first quote that ends leaning forward ("In this case, you can set the pagination links
-    // with front matter:") announces the block after it: that block is its answer.
-    // The block follows the quote that announces it, before any other line of its section.
-    let announced = chosen.first().and_then(|c| {
-        let at = quotes
-            .iter()
-            .position(|q| q.source == c.source && q.is_sentence())?;
-        let quoted = &quotes[at];
-        if !quoted.text.ends_with(':') {
-            return None;
-        }
-        let last = next_of_first
-            .as_deref()
-            .filter(|n| quoted.text.ends_with(n))
-            .and_then(|n| {
-                prose
-                    .iter()
-                    .find(|p| p.source == c.source && p.passage.text == n)
-            })
-            .map_or(c.order, |p| p.order);
-        code.iter()
-            .find(|k| k.source == c.source && k.passage.intro == Some(last))
-            .map(|k| (at, k))
-    });
+    // A quote that ends leaning forward ("In this case, you can set the pagination links with
+    // front matter:") announces the block after its last sentence: that block is its answer, and
+    // follows the quote, before any other line of its section. The first such quote has it.
+    let announced = quotes
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| q.is_sentence() && q.text.ends_with(':'))
+        .find_map(|(at, q)| {
+            let last = prose
+                .iter()
+                .filter(|p| p.source == q.source && q.text.ends_with(p.passage.text.as_str()))
+                .max_by_key(|p| p.passage.text.len())?;
+            code.iter()
+                .find(|k| k.source == q.source && k.passage.intro == Some(last.order))
+                .map(|k| (at, k))
+        });
     if let Some((at, k)) = announced.filter(|_| !quotes.iter().any(|q| q.code_lang().is_some())) {
         if let Kind::Code { lang } = &k.passage.kind {
             quotes.insert(
@@ -1810,6 +1818,51 @@ mod tests {
             q.iter().all(|x| !x.text.starts_with("Always single-quote")),
             "{q:?}"
         );
+    }
+
+    #[test]
+    fn a_quoted_default_goes_on_with_the_way_to_change_it() {
+        let sources = vec![src(
+            1,
+            "You can generate RSS and Atom feeds for the blog by passing feed options. By default, RSS and Atom feeds are generated for the blog. To disable feed generation, set `feedOptions.type` to `null`.",
+        )];
+        let q = quotes(
+            "how to stop the blog from generating rss and atom feeds",
+            &sources,
+        );
+        assert!(
+            q.iter().any(|x| x.text
+                == "By default, RSS and Atom feeds are generated for the blog. To disable feed generation, set `feedOptions.type` to `null`."),
+            "{q:?}"
+        );
+        assert!(states_default(
+            "Collapsible categories are collapsed by default."
+        ));
+        assert!(!states_default("The default number of items is 5."));
+    }
+
+    #[test]
+    fn a_later_quote_leaning_forward_has_its_block_after_it() {
+        // The second quote ends in ":" (the default and the way to change it): the block it
+        // announces follows it.
+        let sources = vec![src(
+            1,
+            "When a category is not collapsible, the category is always rendered expanded in the sidebar.\n\nCollapsible categories are collapsed by default. If you want them expanded on the first render, set `collapsed` to `false`:\n\n```js\nexport default { collapsed: false };\n```",
+        )];
+        let q = quotes(
+            "sidebar category rendered expanded by default, not collapsed",
+            &sources,
+        );
+        let at = q
+            .iter()
+            .position(|x| x.text.ends_with("set `collapsed` to `false`:"))
+            .expect("the default quoted with its change");
+        assert_eq!(
+            q[at + 1].text,
+            "export default { collapsed: false };",
+            "{q:?}"
+        );
+        assert!(at > 0, "{q:?}");
     }
 
     #[test]
