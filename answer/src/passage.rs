@@ -3,7 +3,7 @@
 //! admonition markers, short list items (tables of contents, heading lists, navigation) and
 //! numbering left over from headings such as `2.1.3.`.
 
-use crate::text::plain_words;
+use crate::text::{plain_words, Fence};
 
 /// What a passage is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +49,7 @@ const MAX_WORDS: usize = 90;
 pub fn passages(text: &str) -> Vec<Passage> {
     let mut out: Vec<Passage> = Vec::new();
     let mut para = String::new();
-    let mut code: Option<(String, Vec<&str>)> = None;
+    let mut code: Option<(Fence, String, Vec<&str>)> = None;
     // `para` holds a list item (with its continuation lines) rather than a paragraph.
     let mut in_item = false;
     // The last paragraph or item that gave no passage (see `Passage::label`), until a passage is
@@ -88,9 +88,8 @@ pub fn passages(text: &str) -> Vec<Passage> {
     };
     for line in text.lines() {
         let t = line.trim();
-        let fence = t.starts_with("```") || t.starts_with("~~~");
-        if let Some((lang, lines)) = code.as_mut() {
-            if fence {
+        if let Some((fence, lang, lines)) = code.as_mut() {
+            if fence.closed_by(line) {
                 let body = lines.join("\n");
                 if !body.trim().is_empty()
                     && !DIAGRAM_LANGS.contains(&lang.as_str())
@@ -116,7 +115,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
             }
             continue;
         }
-        if fence {
+        if let Some(fence) = Fence::open(line) {
             flush(&mut para, &mut out, &mut in_item, &mut label);
             let lang: String = t
                 .trim_start_matches(['`', '~'])
@@ -126,7 +125,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
                 .chars()
                 .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+'))
                 .collect();
-            code = Some((lang, Vec::new()));
+            code = Some((fence, lang, Vec::new()));
             continue;
         }
         if t.is_empty() || is_markup_line(t) {
@@ -205,19 +204,22 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
         (p.ends_with(':') && p.split_whitespace().count() <= MAX_INTRO_WORDS)
             .then(|| strip_numbering(p).to_string())
     };
-    let mut in_code = false;
+    let mut code: Option<Fence> = None;
     // The last line read was a list item (no blank line since).
     let mut item_open = false;
     for line in text.lines() {
         let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
+        if let Some(fence) = code {
+            if fence.closed_by(line) {
+                code = None;
+            }
+            continue;
+        }
+        if let Some(fence) = Fence::open(line) {
             flush_rows(&mut rows, &mut intro, &mut out);
             flush_items(&mut items, &mut intro, &mut out);
             para.clear();
-            in_code = !in_code;
-            continue;
-        }
-        if in_code {
+            code = Some(fence);
             continue;
         }
         if t.is_empty() {
@@ -1855,6 +1857,25 @@ mod tests {
         );
         // A quotable sentence before a block is its intro, not a label.
         assert!(code[2].intro.is_some() && code[2].label.is_none());
+    }
+
+    #[test]
+    fn a_block_showing_markdown_holds_the_fences_inside_it() {
+        // The Docusaurus docs show Markdown source in a ```` block: its ``` lines are code.
+        let text = "Pass a custom counter start value to split large code blocks for readability:\n\n````md\n```jsx showLineNumbers=3\nexport default function A() {}\n```\n````\n\nThe counter then starts at line number three in the rendered block.\n\n- one item of a list\n- another item of a list";
+        let ps = passages(text);
+        let kinds: Vec<&Kind> = ps.iter().map(|p| &p.kind).collect();
+        let md = Kind::Code { lang: "md".into() };
+        assert_eq!(kinds, [&Kind::Prose, &md, &Kind::Prose], "{ps:?}");
+        assert_eq!(
+            ps[1].text,
+            "```jsx showLineNumbers=3\nexport default function A() {}\n```"
+        );
+        assert_eq!(ps[1].intro, Some(0));
+        // The list after the block is still read as a list.
+        assert!(blocks(text)
+            .iter()
+            .any(|(b, _)| matches!(b, Block::List(items) if items.len() == 2)));
     }
 
     #[test]

@@ -16,17 +16,49 @@ pub fn is_stopword(w: &str) -> bool {
     analyzer::is_stop_word(w) || REQUEST_WORDS.contains(&w)
 }
 
+/// The opening fence of a fenced code block: its character and length ("````md" → four
+/// backticks). As in CommonMark, only a line of the same character, at least as long and with
+/// nothing after it, closes the block, so a ```` block can show Markdown holding a ``` block (the
+/// Docusaurus docs show their own syntax that way); a fence line inside it is code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fence {
+    ch: char,
+    len: usize,
+}
+
+impl Fence {
+    /// The fence `line` opens, if it opens one (three or more backticks or tildes).
+    pub fn open(line: &str) -> Option<Fence> {
+        let t = line.trim_start();
+        let ch = t.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+        let len = t.chars().take_while(|&c| c == ch).count();
+        (len >= 3).then_some(Fence { ch, len })
+    }
+
+    /// Whether `line` closes the block this fence opened.
+    pub fn closed_by(&self, line: &str) -> bool {
+        let t = line.trim();
+        let len = t.chars().take_while(|&c| c == self.ch).count();
+        // The fence characters are ASCII: `len` bytes.
+        len >= self.len && t[len..].trim().is_empty()
+    }
+}
+
 /// The lines of a chunk's text outside fenced code blocks (the fence lines left out too): its
 /// prose, lists and tables, for an excerpt or a count of how the book writes its words.
 pub fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut in_fence = false;
-    text.lines().filter(move |line| {
-        let t = line.trim_start();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            in_fence = !in_fence;
-            return false;
+    let mut fence: Option<Fence> = None;
+    text.lines().filter(move |line| match fence {
+        Some(f) => {
+            if f.closed_by(line) {
+                fence = None;
+            }
+            false
         }
-        !in_fence
+        None => {
+            fence = Fence::open(line);
+            fence.is_none()
+        }
     })
 }
 
@@ -83,6 +115,21 @@ pub fn stem(w: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fence_closes_only_with_its_own_kind_at_least_as_long() {
+        let f = Fence::open("````md").expect("opens");
+        assert!(!f.closed_by("```"));
+        assert!(!f.closed_by("```jsx showLineNumbers=3"));
+        assert!(!f.closed_by("~~~~"));
+        assert!(!f.closed_by("```` x"));
+        assert!(f.closed_by("````"));
+        assert!(f.closed_by("  `````  "));
+        assert_eq!(Fence::open("``inline``"), None);
+        assert_eq!(Fence::open("text"), None);
+        let text = "a\n````md\n```js\nx\n```\n````\nb\n~~~\ny\n~~~\nc";
+        assert_eq!(prose_lines(text).collect::<Vec<_>>(), ["a", "b", "c"]);
+    }
 
     #[test]
     fn tokenizes_technical_words() {

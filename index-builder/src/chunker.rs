@@ -4,6 +4,7 @@
 //! sections are still understood in context.
 
 use book_answer::passage::is_table_row;
+use book_answer::text::Fence;
 use book_retrieval::hash::content_hash;
 use book_retrieval::{Chunk, ChunkMeta};
 
@@ -180,25 +181,17 @@ fn is_lead_in(block: &str, max_words: usize) -> bool {
 fn blocks(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
-    let mut fence: Option<String> = None;
+    let mut fence: Option<Fence> = None;
     for line in text.lines() {
-        let trimmed = line.trim_start();
-        if let Some(f) = &fence {
+        if let Some(f) = fence {
             cur.push(line);
-            if trimmed.starts_with(f.as_str())
-                && trimmed
-                    .trim_start_matches(f.chars().next().unwrap_or('`'))
-                    .trim()
-                    .is_empty()
-            {
+            if f.closed_by(line) {
                 fence = None;
             }
             continue;
         }
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            let ch = trimmed.chars().next().unwrap_or('`');
-            let n = trimmed.chars().take_while(|&c| c == ch).count();
-            fence = Some(std::iter::repeat_n(ch, n).collect());
+        if let Some(f) = Fence::open(line) {
+            fence = Some(f);
             cur.push(line);
             continue;
         }
