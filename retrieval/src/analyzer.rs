@@ -7,8 +7,6 @@
 //! give one term per character plus each pair of neighbours. English stop words and the English
 //! stemmer apply to ASCII words only, so other scripts are matched as written (lowercased).
 
-use unicode_general_category::{get_general_category, GeneralCategory};
-
 /// Words too common to say anything about a section. Sorted (binary search). The apostrophe splits
 /// words, so the pieces of contractions are listed too ("don't" → `don`, "won't" → `won`, "you'll" →
 /// `ll`): left in, "won't" in a book matched "who won the world cup", and `ll`, `ve`, `re` matched
@@ -102,13 +100,7 @@ fn is_word_char(c: char) -> bool {
 }
 
 fn is_mark(c: char) -> bool {
-    !c.is_ascii()
-        && matches!(
-            get_general_category(c),
-            GeneralCategory::NonspacingMark
-                | GeneralCategory::SpacingMark
-                | GeneralCategory::EnclosingMark
-        )
+    !c.is_ascii() && crate::marks::is_mark(c)
 }
 
 /// Scripts written without spaces between words.

@@ -19,6 +19,7 @@ pub mod hash;
 pub mod index;
 pub mod json;
 pub mod manifest;
+mod marks;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod texts;
