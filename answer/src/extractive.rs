@@ -485,7 +485,7 @@ pub fn choose(
     // Meaning: embed the most promising sentences (by terms and position) of each source.
     if let (Some(qv), Some(embed)) = (question_vector, embed) {
         let mut pre: Vec<usize> = (0..prose.len()).collect();
-        pre.sort_by(|&a, &b| {
+        book_retrieval::sort::sort_by(&mut pre, &|&a, &b| {
             prose[a]
                 .weak()
                 .cmp(&prose[b].weak())
@@ -514,7 +514,7 @@ pub fn choose(
         }
     }
     let mut order: Vec<usize> = (0..prose.len()).collect();
-    order.sort_by(|&a, &b| {
+    book_retrieval::sort::sort_by(&mut order, &|&a, &b| {
         prose[a]
             .weak()
             .cmp(&prose[b].weak())
@@ -864,7 +864,7 @@ pub fn choose(
     // Last: a list shown whole counts as the sentence it replaces above.
     show_whole_options(sources, &troubleshooting, &mut quotes);
     add_named_value(&q_terms, sources, &mut quotes);
-    quotes.sort_by_key(|q| q.source);
+    book_retrieval::sort::sort_by(&mut quotes, &|a, b| a.source.cmp(&b.source));
     quotes
 }
 
@@ -1045,7 +1045,9 @@ fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]
                 if body.len() > MAX_TABLE_ROWS {
                     // The rows sharing the most of the question's terms, in the table's order.
                     let share: Vec<f32> = lines.iter().map(|l| term_share(q_terms, l)).collect();
-                    body.sort_by(|&a, &b| share[b].total_cmp(&share[a]).then(a.cmp(&b)));
+                    book_retrieval::sort::sort_by(&mut body, &|&a, &b| {
+                        share[b].total_cmp(&share[a]).then(a.cmp(&b))
+                    });
                     body.truncate(MAX_TABLE_ROWS);
                     body.sort_unstable();
                 }

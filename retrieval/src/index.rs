@@ -691,7 +691,7 @@ impl Index {
         for h in hits.iter_mut().filter(|h| on_current_page(h.chunk)) {
             h.score += s.current_page_boost;
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        crate::sort::sort_by(&mut hits, &by_score);
         // A follow-up's own section first; of several sections offering it, the one the reader
         // clicked it under, then the current page's, then the best-scored (a stable sort keeps
         // the score order).
@@ -701,14 +701,15 @@ impl Index {
         };
         let pin_first = |hits: &mut Vec<Hit>| {
             if !pinned.is_empty() {
-                hits.sort_by_key(|h| {
+                let key = |h: &Hit| {
                     let pin = pinned.contains(&h.chunk);
                     (
                         !pin,
                         !(pin && clicked_under(h.chunk)),
                         !(pin && on_current_page(h.chunk)),
                     )
-                });
+                };
+                crate::sort::sort_by(hits, &|a, b| key(a).cmp(&key(b)));
             }
         };
         pin_first(&mut hits);
@@ -791,7 +792,7 @@ impl Index {
                 h.score += weight * other.max(0.0);
             }
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        crate::sort::sort_by(hits, &by_score);
     }
 
     /// Reorders hits so the first `k` hold at most `per_page` of one page while hits from other
@@ -861,6 +862,11 @@ pub fn same_page(a: &str, b: &str) -> bool {
         u.trim_end_matches('/')
     }
     path(a) == path(b)
+}
+
+/// Best score first, ties by chunk number (a total order: the same hits always rank the same).
+fn by_score(a: &Hit, b: &Hit) -> std::cmp::Ordering {
+    b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk))
 }
 
 /// Indices of the `k` largest values, in no particular order.

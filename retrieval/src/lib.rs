@@ -20,6 +20,7 @@ pub mod index;
 pub mod json;
 pub mod manifest;
 mod marks;
+pub mod sort;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod texts;
