@@ -723,20 +723,19 @@ pub fn choose(
                 // The first quote, and the sentence its section added, go on with the sentence
                 // after them: the sentence that matched the question best often only restates it,
                 // and the next one answers.
-                let next_of_default = || {
-                    states_default(&c.passage.text)
+                // So does a stated default, with the way to change it ("By default, RSS and Atom
+                // feeds are generated. To disable feed generation, set …").
+                let next_of_default;
+                let next = if std::ptr::eq(*c, chosen[0]) {
+                    next_of_first.as_ref()
+                } else if filled.is_some_and(|f| std::ptr::eq(*c, f)) {
+                    next_of_filled.as_ref()
+                } else {
+                    next_of_default = states_default(&c.passage.text)
                         .then(|| successor(&sources[c.source].text, &c.passage.text))
                         .flatten()
-                        .filter(|next| unquoted(c, next))
-                };
-                let next = if std::ptr::eq(*c, chosen[0]) {
-                    next_of_first.clone()
-                } else if filled.is_some_and(|f| std::ptr::eq(*c, f)) {
-                    next_of_filled.clone()
-                } else {
-                    // A default is stated before the way to change it ("By default, RSS and Atom
-                    // feeds are generated. To disable feed generation, set …").
-                    next_of_default()
+                        .filter(|next| unquoted(c, next));
+                    next_of_default.as_ref()
                 };
                 let sentence = match next {
                     Some(next)
