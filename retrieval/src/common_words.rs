@@ -12,36 +12,30 @@
 //! index built before the set existed has an empty one (and no `common_unseen_weight`), and refuses
 //! as it always did.
 
-use std::collections::HashSet;
-
 use serde::{Deserialize, Serialize};
 
-/// Analyzed (stemmed) common English words, serialized as a sorted list.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CommonWords(HashSet<String>);
+/// Analyzed (stemmed) common English words, sorted and without repeats (looked up by binary
+/// search: a few hundred words, and no hash set's code in the widget), serialized as that list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CommonWords(Vec<String>);
 
 impl CommonWords {
     /// The set of `stems` (already analyzed terms).
     pub fn new(stems: impl IntoIterator<Item = String>) -> Self {
-        CommonWords(stems.into_iter().collect())
+        let mut words: Vec<String> = stems.into_iter().collect();
+        words.sort_unstable();
+        words.dedup();
+        CommonWords(words)
     }
 
     /// Whether an analyzed query term is the stem of a common English word.
     pub fn contains(&self, term: &str) -> bool {
-        self.0.contains(term)
-    }
-}
-
-impl Serialize for CommonWords {
-    /// Sorted, so the same book gives the same index file (and hash).
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut v: Vec<&String> = self.0.iter().collect();
-        v.sort_unstable();
-        v.serialize(s)
+        self.0.binary_search_by(|w| w.as_str().cmp(term)).is_ok()
     }
 }
 
 impl<'de> Deserialize<'de> for CommonWords {
+    /// Sorted again: an index written by hand or by another tool still looks words up right.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Vec::<String>::deserialize(d).map(CommonWords::new)
     }
@@ -53,7 +47,12 @@ mod tests {
 
     #[test]
     fn serializes_sorted_and_reads_back() {
-        let w = CommonWords::new(["seven".to_string(), "chocol".into(), "cake".into()]);
+        let w = CommonWords::new([
+            "seven".to_string(),
+            "chocol".into(),
+            "cake".into(),
+            "seven".into(),
+        ]);
         let json = serde_json::to_string(&w).unwrap();
         assert_eq!(json, r#"["cake","chocol","seven"]"#);
         let back: CommonWords = serde_json::from_str(&json).unwrap();

@@ -22,7 +22,7 @@ pub const MAX_K: usize = 20;
 /// Results returned when the caller does not say.
 pub const DEFAULT_K: usize = 5;
 /// Decompressed sections larger than this are treated as corrupt (no zip bombs).
-const MAX_SECTION_BYTES: usize = 512 << 20;
+pub const MAX_SECTION_BYTES: usize = 512 << 20;
 const WHAT: &str = "index file";
 
 /// How the search combines and thresholds its signals; tuned by `index-builder eval` and stored in
@@ -412,6 +412,16 @@ impl Index {
     /// Loads an index file, validating magic, version, hash, counts, dimension and every number.
     /// `expected_dim` is the encoder's dimension when one is in use.
     pub fn from_bytes(data: &[u8], expected_dim: Option<usize>) -> Result<Index, AssetError> {
+        let opened = Self::open(data, expected_dim)?;
+        let [meta, bm25] = opened.deflated();
+        let inflated = [inflate(meta)?, inflate(bm25)?];
+        opened.finish(inflated)
+    }
+
+    /// The first half of [`Index::from_bytes`]: checks the envelope, hash and dimension and finds
+    /// the two deflated sections, for a caller that inflates them itself (the widget, with the
+    /// browser's own `DecompressionStream`: no inflater in its wasm) before [`OpenedIndex::finish`].
+    pub fn open(data: &[u8], expected_dim: Option<usize>) -> Result<OpenedIndex<'_>, AssetError> {
         let (version, mut r) = open_envelope(data, INDEX_MAGIC, INDEX_VERSIONS_READ, WHAT)?;
         let model_id = r.str()?.to_string();
         let dim = r.u32()? as usize;
@@ -428,13 +438,68 @@ impl Index {
                 found: dim,
             });
         }
-        let mut r = Reader::new(body, WHAT);
-        let meta_bytes = inflate(r.bytes()?)?;
+        let mut rest = Reader::new(body, WHAT);
+        let meta = rest.bytes()?;
+        let codes = rest.i8s()?;
+        let scales = rest.f32s()?;
+        let bm25 = rest.bytes()?;
+        Ok(OpenedIndex {
+            version,
+            model_id,
+            dim,
+            count,
+            hash,
+            deflated: [meta, bm25],
+            codes,
+            scales,
+            rest,
+        })
+    }
+}
+
+/// An index file opened by [`Index::open`]: checked up to its two deflated sections (metadata,
+/// BM25), which the caller inflates and hands to [`OpenedIndex::finish`].
+pub struct OpenedIndex<'a> {
+    version: u32,
+    model_id: String,
+    dim: usize,
+    count: usize,
+    hash: String,
+    deflated: [&'a [u8]; 2],
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+    /// The body after the BM25 section (passage vectors, the HNSW graph).
+    rest: Reader<'a>,
+}
+
+impl OpenedIndex<'_> {
+    /// The deflated metadata and BM25 sections (raw deflate, as `Index::to_bytes` writes them),
+    /// in the order [`OpenedIndex::finish`] takes them inflated.
+    pub fn deflated(&self) -> [&[u8]; 2] {
+        self.deflated
+    }
+
+    /// Builds the index from the inflated metadata and BM25 sections, validating every count and
+    /// number as [`Index::from_bytes`] does. An inflated section larger than the reader allows is
+    /// refused like one that does not inflate.
+    pub fn finish(self, [meta_bytes, bm_bytes]: [Vec<u8>; 2]) -> Result<Index, AssetError> {
+        if meta_bytes.len() > MAX_SECTION_BYTES || bm_bytes.len() > MAX_SECTION_BYTES {
+            return Err(corrupt("an inflated section is implausibly large".into()));
+        }
+        let OpenedIndex {
+            version,
+            model_id,
+            dim,
+            count,
+            hash,
+            codes,
+            scales,
+            mut rest,
+            ..
+        } = self;
+        let r = &mut rest;
         let meta: IndexMeta =
             crate::json::from_slice(&meta_bytes).map_err(|e| corrupt(format!("metadata: {e}")))?;
-        let codes = r.i8s()?;
-        let scales = r.f32s()?;
-        let bm_bytes = inflate(r.bytes()?)?;
         if meta.chunks.len() != count || scales.len() != count || codes.len() != count * dim {
             return Err(corrupt("chunk, vector and scale counts disagree".into()));
         }
@@ -510,7 +575,9 @@ impl Index {
             ann,
         })
     }
+}
 
+impl Index {
     /// Searches the book. Never panics: a bad vector (wrong length, NaN) falls back to BM25 alone.
     pub fn search(&self, req: &SearchRequest) -> SearchResults {
         let k = req.k.clamp(1, MAX_K);
@@ -715,11 +782,18 @@ impl Index {
         pin_first(&mut hits);
         let top = hits.first().map(|h| h.chunk);
         let agree = mode == Mode::Hybrid && top.is_some() && top == by_words && top == by_meaning;
-        // One result per section: the parts of a long section compete for one slot.
-        let mut seen = std::collections::HashSet::new();
+        // One result per section: the parts of a long section compete for one slot (a few dozen
+        // hits: compared with those kept, no set needed).
+        let mut kept: Vec<&ChunkMeta> = Vec::with_capacity(hits.len());
         hits.retain(|h| {
             let c = &self.meta.chunks[h.chunk as usize];
-            seen.insert((c.page, c.section.clone(), c.url.clone()))
+            let new = !kept
+                .iter()
+                .any(|o| o.page == c.page && o.url == c.url && o.section == c.section);
+            if new {
+                kept.push(c);
+            }
+            new
         });
         if s.page_weight > 0.0 {
             self.add_page_evidence(&mut hits, s.page_weight);
@@ -774,11 +848,11 @@ impl Index {
     /// on its page, then re-sorts.
     fn add_page_evidence(&self, hits: &mut [Hit], weight: f32) {
         // The two best scores of each page: a section's evidence is the best *other* one.
-        let mut best: std::collections::HashMap<u32, (f32, f32)> = Default::default();
+        let page = |h: &Hit| self.meta.chunks[h.chunk as usize].page as usize;
+        let pages = hits.iter().map(page).max().map_or(0, |p| p + 1);
+        let mut best = vec![(f32::MIN, f32::MIN); pages];
         for h in hits.iter() {
-            let e = best
-                .entry(self.meta.chunks[h.chunk as usize].page)
-                .or_insert((f32::MIN, f32::MIN));
+            let e = &mut best[page(h)];
             if h.score > e.0 {
                 *e = (h.score, e.0);
             } else if h.score > e.1 {
@@ -786,7 +860,7 @@ impl Index {
             }
         }
         for h in hits.iter_mut() {
-            let (first, second) = best[&self.meta.chunks[h.chunk as usize].page];
+            let (first, second) = best[page(h)];
             let other = if h.score >= first { second } else { first };
             if other > f32::MIN {
                 h.score += weight * other.max(0.0);
@@ -798,12 +872,12 @@ impl Index {
     /// Reorders hits so the first `k` hold at most `per_page` of one page while hits from other
     /// pages remain; the others follow in their order.
     fn limit_per_page(&self, hits: &mut Vec<Hit>, per_page: usize, k: usize) {
-        let mut count: std::collections::HashMap<u32, usize> = Default::default();
+        let page = |h: &Hit| self.meta.chunks[h.chunk as usize].page as usize;
+        let pages = hits.iter().map(page).max().map_or(0, |p| p + 1);
+        let mut count = vec![0usize; pages];
         let (mut top, mut rest) = (Vec::with_capacity(k), Vec::with_capacity(hits.len()));
         for h in hits.drain(..) {
-            let n = count
-                .entry(self.meta.chunks[h.chunk as usize].page)
-                .or_default();
+            let n = &mut count[page(&h)];
             if top.len() < k && *n < per_page {
                 *n += 1;
                 top.push(h);
@@ -931,8 +1005,8 @@ pub fn weigh_unseen(t: UnseenTerms, common_weight: Option<f32>) -> f32 {
     n.min(MAX_UNSEEN_TERMS as f32)
 }
 
-/// Inflates a deflate section, refusing anything implausibly large.
-pub(crate) fn inflate(data: &[u8]) -> Result<Vec<u8>, AssetError> {
+/// Inflates a deflate section, refusing anything implausibly large ([`MAX_SECTION_BYTES`]).
+pub fn inflate(data: &[u8]) -> Result<Vec<u8>, AssetError> {
     miniz_oxide::inflate::decompress_to_vec_with_limit(data, MAX_SECTION_BYTES).map_err(|e| {
         corrupt(format!(
             "compressed section does not inflate ({:?})",
@@ -1089,6 +1163,29 @@ mod tests {
             ..super::SearchRequest::new(q, Some(&v))
         });
         assert!(!words.agree);
+    }
+
+    #[test]
+    fn an_index_opened_then_finished_with_its_sections_inflated_elsewhere_is_the_same() {
+        let q = crate::testing::encoder().encode("friction and gravity");
+        let bytes = with_passage(&q).to_bytes().unwrap();
+        let whole = super::Index::from_bytes(&bytes, None).unwrap();
+        let opened = super::Index::open(&bytes, None).unwrap();
+        let [meta, bm25] = opened.deflated();
+        let inflated = [super::inflate(meta).unwrap(), super::inflate(bm25).unwrap()];
+        let swapped = [inflated[1].clone(), inflated[0].clone()];
+        let parts = opened.finish(inflated).unwrap();
+        assert_eq!(parts.content_hash, whole.content_hash);
+        assert_eq!(parts.meta.chunks, whole.meta.chunks);
+        assert_eq!(parts.vectors.passages, whole.vectors.passages);
+        // The sections handed back in the wrong order, or empty, are corrupt, not a panic.
+        let opened = super::Index::open(&bytes, None).unwrap();
+        assert!(matches!(
+            opened.finish(swapped),
+            Err(crate::AssetError::Corrupt { .. })
+        ));
+        let opened = super::Index::open(&bytes, None).unwrap();
+        assert!(opened.finish([Vec::new(), Vec::new()]).is_err());
     }
 
     #[test]

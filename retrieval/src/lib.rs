@@ -31,10 +31,10 @@ pub use chunk::{Chunk, ChunkMeta};
 pub use encoder::Encoder;
 pub use error::AssetError;
 pub use index::{
-    Hit, Index, IndexMeta, Mode, PageInfo, PassageVectors, SearchRequest, SearchResults,
-    SearchSettings,
+    inflate, Hit, Index, IndexMeta, Mode, OpenedIndex, PageInfo, PassageVectors, SearchRequest,
+    SearchResults, SearchSettings, MAX_SECTION_BYTES,
 };
 pub use manifest::Manifest;
-pub use texts::ChunkTexts;
+pub use texts::{ChunkTexts, OpenedTexts};
 
 pub use binio::Writer as BinWriter;

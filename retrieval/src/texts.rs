@@ -58,6 +58,19 @@ impl ChunkTexts {
 
     /// Loads a chunk-text file; `index_hash` and `count` must match the loaded index.
     pub fn from_bytes(data: &[u8], index_hash: &str, count: usize) -> Result<Self, AssetError> {
+        let opened = Self::open(data, index_hash, count)?;
+        let json = crate::index::inflate(opened.deflated())?;
+        opened.finish(&json)
+    }
+
+    /// The first half of [`ChunkTexts::from_bytes`]: checks the envelope, the index it belongs to
+    /// and the hash, for a caller that inflates the texts itself (the widget, with the browser's
+    /// `DecompressionStream`) before [`OpenedTexts::finish`].
+    pub fn open<'a>(
+        data: &'a [u8],
+        index_hash: &str,
+        count: usize,
+    ) -> Result<OpenedTexts<'a>, AssetError> {
         let (_, mut r) = open_envelope(data, TEXTS_MAGIC, &[TEXTS_VERSION], WHAT)?;
         let for_index = r.str()?.to_string();
         if for_index != index_hash {
@@ -69,17 +82,42 @@ impl ChunkTexts {
         let hash = r.str()?;
         let n = r.u32()? as usize;
         let body = r.body_with_hash(hash)?;
-        let json = crate::index::inflate(body)?;
-        let texts: Vec<String> = crate::json::from_slice(&json)
+        Ok(OpenedTexts {
+            index_hash: for_index,
+            n,
+            count,
+            body,
+        })
+    }
+}
+
+/// A chunk-text file opened by [`ChunkTexts::open`]: its texts still deflated.
+pub struct OpenedTexts<'a> {
+    index_hash: String,
+    n: usize,
+    count: usize,
+    body: &'a [u8],
+}
+
+impl OpenedTexts<'_> {
+    /// The deflated texts (raw deflate of a JSON array, as `ChunkTexts::to_bytes` writes it).
+    pub fn deflated(&self) -> &[u8] {
+        self.body
+    }
+
+    /// The texts from their inflated JSON, checked against the counts.
+    pub fn finish(self, json: &[u8]) -> Result<ChunkTexts, AssetError> {
+        let texts: Vec<String> = crate::json::from_slice(json)
             .map_err(|reason| AssetError::Corrupt { what: WHAT, reason })?;
+        let (n, count) = (self.n, self.count);
         if texts.len() != n || n != count {
             return Err(AssetError::Mismatch {
                 what: WHAT,
                 reason: format!("{} texts for {count} chunks", texts.len()),
             });
         }
-        Ok(Self {
-            index_hash: for_index,
+        Ok(ChunkTexts {
+            index_hash: self.index_hash,
             texts,
         })
     }
