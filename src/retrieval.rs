@@ -60,7 +60,22 @@ pub enum LoadError {
     /// The binary index does not parse.
     #[error("the book's index is corrupt: {0}")]
     Index(String),
+    /// The browser cannot inflate the index's deflated sections (no `DecompressionStream`).
+    #[error("this browser cannot inflate the book's index (it has no DecompressionStream)")]
+    Unsupported,
 }
+
+/// Why a deflated section of the book's files was not inflated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InflateError {
+    /// The browser has no `DecompressionStream` for raw deflate.
+    Unsupported,
+    /// The bytes do not inflate, or inflate implausibly large: the reason.
+    Damaged(String),
+}
+
+/// A deflated section, inflated (see [`load_assets`]).
+pub type Inflated = crate::transport::LocalFuture<Result<Vec<u8>, InflateError>>;
 
 /// Builds the retriever from the downloaded asset files named by the manifest
 /// (`book_retrieval::manifest::Manifest`): the binary index and its chunk texts.
@@ -68,6 +83,39 @@ pub fn from_assets(index: &[u8], chunks: &[u8]) -> Result<BookIndex, LoadError> 
     let index = book_retrieval::Index::from_bytes(index, None)
         .map_err(|e| LoadError::Index(e.to_string()))?;
     let texts = book_retrieval::ChunkTexts::from_bytes(chunks, &index.content_hash, index.len())
+        .map_err(|e| LoadError::Chunks(e.to_string()))?;
+    Ok(BookIndex::new(index, texts))
+}
+
+/// [`from_assets`] with the deflated sections inflated by `inflate` (the widget's host: the
+/// browser's `DecompressionStream`), so the widget's wasm carries no inflater of its own. The
+/// same checks as [`from_assets`]: only the inflating is elsewhere.
+pub async fn load_assets(
+    index: &[u8],
+    chunks: &[u8],
+    inflate: impl Fn(&[u8]) -> Inflated,
+) -> Result<BookIndex, LoadError> {
+    let failed = |make: fn(String) -> LoadError| {
+        move |e: InflateError| match e {
+            InflateError::Unsupported => LoadError::Unsupported,
+            InflateError::Damaged(reason) => make(reason),
+        }
+    };
+    let opened =
+        book_retrieval::Index::open(index, None).map_err(|e| LoadError::Index(e.to_string()))?;
+    let [meta, bm25] = opened.deflated();
+    let meta = inflate(meta).await.map_err(failed(LoadError::Index))?;
+    let bm25 = inflate(bm25).await.map_err(failed(LoadError::Index))?;
+    let index = opened
+        .finish([meta, bm25])
+        .map_err(|e| LoadError::Index(e.to_string()))?;
+    let opened = book_retrieval::ChunkTexts::open(chunks, &index.content_hash, index.len())
+        .map_err(|e| LoadError::Chunks(e.to_string()))?;
+    let json = inflate(opened.deflated())
+        .await
+        .map_err(failed(LoadError::Chunks))?;
+    let texts = opened
+        .finish(&json)
         .map_err(|e| LoadError::Chunks(e.to_string()))?;
     Ok(BookIndex::new(index, texts))
 }

@@ -488,3 +488,26 @@ fn int8_products_in_the_browser_are_exact() {
     }
     console_log!("figure: int8 product 30×384 · 384×1536 in the browser: tiled {tiled:.2} ms, row by row {by_rows:.2} ms");
 }
+
+#[wasm_bindgen_test]
+async fn the_browser_inflates_the_index_sections_as_the_core_does() {
+    // A deflated section as the index builder writes it: the texts file's JSON array.
+    let texts: Vec<String> = (0..200)
+        .map(|i| format!("Passage {i}: a node publishes on a topic, ünïcödé ✓."))
+        .collect();
+    let file = book_retrieval::ChunkTexts::new("h".into(), texts)
+        .to_bytes()
+        .unwrap();
+    let opened = book_retrieval::ChunkTexts::open(&file, "h", 200).unwrap();
+    let deflated = opened.deflated().to_vec();
+    let by_core = book_retrieval::inflate(&deflated).unwrap();
+    let by_browser = ui::web::inflate(deflated.clone()).await.unwrap();
+    assert_eq!(by_browser, by_core);
+    assert_eq!(opened.finish(&by_browser).unwrap().len(), 200);
+    // Bytes that are not deflate, or cut short, are an error, never a panic or a hang.
+    let cut = deflated[..deflated.len() / 2].to_vec();
+    assert!(ui::web::inflate(cut).await.is_err());
+    assert!(ui::web::inflate(b"not deflate at all".to_vec())
+        .await
+        .is_err());
+}

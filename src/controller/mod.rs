@@ -72,6 +72,15 @@ pub trait Host {
     fn spawn(&self, fut: LocalFuture<()>);
     /// The index at `base` loaded and names the encoder weights `encoder_file`: start the question encoder.
     fn start_encoder(&self, _retriever: Rc<dyn Retriever>, _base: String, _encoder_file: String) {}
+    /// Inflates a deflated section of the book's asset files (raw deflate), refusing one larger
+    /// than `book_retrieval::MAX_SECTION_BYTES`; the error says why. The browser does it with its
+    /// own `DecompressionStream`, so the widget's wasm carries no inflater; elsewhere (tests) the
+    /// retrieval core's.
+    fn inflate(&self, deflated: &[u8]) -> retrieval::Inflated {
+        let inflated = book_retrieval::inflate(deflated)
+            .map_err(|e| retrieval::InflateError::Damaged(e.to_string()));
+        Box::pin(async move { inflated })
+    }
 }
 
 /// Loading state of the book's index, for the panel's notice.
@@ -97,6 +106,10 @@ pub enum IndexError {
     /// `docusaurus start` is still indexing the book in the background.
     #[error("This book's search index is not on the site yet (its manifest.json was not found). Ask again in a moment; if it persists, tell the book's authors.")]
     Missing,
+    /// The browser cannot inflate the index files (no `DecompressionStream`: Chrome and Edge
+    /// before 103, Firefox before 113, Safari before 16.4).
+    #[error("This browser is too old to read the book's index. Update it, or open the book in a current Chrome, Edge, Firefox or Safari.")]
+    Unsupported,
     /// The manifest or an index file did not parse; holds the parser's message.
     #[error("The book's index is damaged ({0}). Reload the page; if it persists, tell the book's authors.")]
     Damaged(String),
@@ -437,9 +450,14 @@ impl Conversation {
             .get(&asset_url(base, &manifest.files.index))
             .await
             .map_err(IndexError::Download)?;
-        let retriever: Rc<dyn Retriever> = retrieval::from_assets(&index, &chunks)
-            .map(Rc::new)
-            .map_err(|e| IndexError::Damaged(e.to_string()))?;
+        let retriever: Rc<dyn Retriever> =
+            retrieval::load_assets(&index, &chunks, |d| self.host.inflate(d))
+                .await
+                .map(Rc::new)
+                .map_err(|e| match e {
+                    retrieval::LoadError::Unsupported => IndexError::Unsupported,
+                    e => IndexError::Damaged(e.to_string()),
+                })?;
         if let Some(file) = manifest.files.encoder.clone() {
             self.host
                 .start_encoder(retriever.clone(), base.to_string(), file);

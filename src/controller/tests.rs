@@ -370,6 +370,75 @@ fn index_is_chosen_by_page_prefix_and_errors_are_plain() {
     assert!(matches!(err, IndexError::Download(_)), "{err:?}");
 }
 
+/// A host whose browser cannot inflate (no `DecompressionStream`), or inflates to garbage.
+struct InflatingHost {
+    host: TestHost,
+    result: Result<Vec<u8>, crate::retrieval::InflateError>,
+}
+
+impl Host for InflatingHost {
+    fn now_ms(&self) -> f64 {
+        self.host.now_ms()
+    }
+    fn new_session_id(&self) -> String {
+        self.host.new_session_id()
+    }
+    fn page(&self, selection: Option<String>) -> PageContext {
+        self.host.page(selection)
+    }
+    fn save(&self, json: &str) {
+        self.host.save(json)
+    }
+    fn changed(&self, what: Change) {
+        self.host.changed(what)
+    }
+    fn spawn(&self, fut: LocalFuture<()>) {
+        self.host.spawn(fut)
+    }
+    fn inflate(&self, _deflated: &[u8]) -> crate::retrieval::Inflated {
+        let result = self.result.clone();
+        Box::pin(async move { result })
+    }
+}
+
+#[test]
+fn an_index_the_browser_cannot_inflate_says_why() {
+    use crate::retrieval::InflateError;
+    let asset = book_retrieval::testing::asset();
+    for (result, expected) in [
+        (Err(InflateError::Unsupported), "too old"),
+        (
+            Err(InflateError::Damaged(
+                "compressed section does not inflate".into(),
+            )),
+            "does not inflate",
+        ),
+        (Ok(b"[1, 2".to_vec()), "damaged"),
+    ] {
+        let t = ScriptedTransport::default();
+        for name in [
+            "manifest.json",
+            &asset.manifest.files.index,
+            &asset.manifest.files.chunks,
+        ] {
+            t.set_get(&format!("/idx/{name}"), Ok(asset.file(name).unwrap()));
+        }
+        let env = Env {
+            config: serde_json::from_str(r#"{"indexUrl":"/idx/"}"#).unwrap(),
+            transport: Rc::new(t),
+            index: IndexSource::Download,
+        };
+        let host = Rc::new(InflatingHost {
+            host: TestHost::default(),
+            result,
+        });
+        let c = Conversation::new(env, host, None);
+        let err = block_on(c.ensure_index()).err().expect("refused");
+        assert!(err.to_string().contains(expected), "{err}");
+        assert!(matches!(c.index_state(), IndexState::Failed(_)));
+    }
+}
+
 #[test]
 fn a_clicked_suggestion_is_asked_with_the_section_that_offered_it() {
     let (c, _, _) = setup(false);

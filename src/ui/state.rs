@@ -102,6 +102,9 @@ impl Host for WebHost {
             super::web::start_encoder(url, retriever, base, file);
         }
     }
+    fn inflate(&self, deflated: &[u8]) -> crate::retrieval::Inflated {
+        Box::pin(super::web::inflate(deflated.to_vec()))
+    }
 }
 
 impl Ui {

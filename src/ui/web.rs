@@ -10,6 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit, Response};
 
 use crate::errors::{parse_retry_after, Failure};
+use crate::retrieval::InflateError;
 use crate::transport::{BytesSink, LocalFuture, Transport};
 
 /// `fetch`-based transport.
@@ -537,4 +538,51 @@ pub fn origin() -> String {
     web_sys::window()
         .and_then(|w| w.location().origin().ok())
         .unwrap_or_default()
+}
+
+/// Inflates raw deflate with the browser's `DecompressionStream` (the widget's wasm carries no
+/// inflater: miniz_oxide's was 6.5 kB of its gzipped size), reading the output in chunks so a
+/// section inflating past `book_retrieval::MAX_SECTION_BYTES` is refused as it grows.
+pub async fn inflate(deflated: Vec<u8>) -> Result<Vec<u8>, InflateError> {
+    let damaged = |why: &str| InflateError::Damaged(why.to_string());
+    // Missing before Chrome and Edge 103, Firefox 113, Safari 16.4 (or "deflate-raw" unknown).
+    let pair = Reflect::get(&js_sys::global(), &"DecompressionStream".into())
+        .ok()
+        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+        .and_then(|c| Reflect::construct(&c, &js_sys::Array::of1(&"deflate-raw".into())).ok())
+        .ok_or(InflateError::Unsupported)?;
+    let parts = js_sys::Array::of1(&Uint8Array::from(deflated.as_slice()));
+    let reader: ReadableStreamDefaultReader = web_sys::Blob::new_with_u8_array_sequence(&parts)
+        .map_err(|_| damaged("the section could not be read"))?
+        .stream()
+        .pipe_through(pair.unchecked_ref())
+        .get_reader()
+        .dyn_into()
+        .map_err(|_| damaged("the section could not be read"))?;
+    let mut out: Vec<u8> = Vec::new();
+    loop {
+        let chunk = JsFuture::from(reader.read())
+            .await
+            .map_err(|_| damaged("compressed section does not inflate"))?;
+        if Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true)
+        {
+            return Ok(out);
+        }
+        let Some(arr) = Reflect::get(&chunk, &"value".into())
+            .ok()
+            .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+        else {
+            continue;
+        };
+        let at = out.len();
+        if at + arr.length() as usize > book_retrieval::MAX_SECTION_BYTES {
+            let _ = reader.cancel();
+            return Err(damaged("compressed section inflates implausibly large"));
+        }
+        out.resize(at + arr.length() as usize, 0);
+        arr.copy_to(&mut out[at..]);
+    }
 }
