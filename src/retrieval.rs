@@ -77,19 +77,18 @@ pub enum InflateError {
 /// A deflated section, inflated (see [`load_assets`]).
 pub type Inflated = crate::transport::LocalFuture<Result<Vec<u8>, InflateError>>;
 
-/// Builds the retriever from the downloaded asset files named by the manifest
-/// (`book_retrieval::manifest::Manifest`): the binary index and its chunk texts.
-pub fn from_assets(index: &[u8], chunks: &[u8]) -> Result<BookIndex, LoadError> {
-    let index = book_retrieval::Index::from_bytes(index, None)
-        .map_err(|e| LoadError::Index(e.to_string()))?;
-    let texts = book_retrieval::ChunkTexts::from_bytes(chunks, &index.content_hash, index.len())
-        .map_err(|e| LoadError::Chunks(e.to_string()))?;
-    Ok(BookIndex::new(index, texts))
+/// Inflates with the retrieval core's inflater (`miniz_oxide`): the controller's default host and
+/// the native tests. The widget's host uses the browser's instead.
+pub fn core_inflate(deflated: &[u8]) -> Inflated {
+    let inflated =
+        book_retrieval::inflate(deflated).map_err(|e| InflateError::Damaged(e.to_string()));
+    Box::pin(async move { inflated })
 }
 
-/// [`from_assets`] with the deflated sections inflated by `inflate` (the widget's host: the
-/// browser's `DecompressionStream`), so the widget's wasm carries no inflater of its own. The
-/// same checks as [`from_assets`]: only the inflating is elsewhere.
+/// Builds the retriever from the downloaded asset files named by the manifest
+/// (`book_retrieval::manifest::Manifest`): the binary index and its chunk texts, their deflated
+/// sections inflated by `inflate` (the widget's host: the browser's `DecompressionStream`, so the
+/// widget's wasm carries no inflater; [`core_inflate`] elsewhere).
 pub async fn load_assets(
     index: &[u8],
     chunks: &[u8],
@@ -185,6 +184,17 @@ impl Retriever for BookIndex {
 mod tests {
     use super::*;
     use book_retrieval::testing;
+
+    /// [`load_assets`] with the core's inflater, which is ready at once: one poll finishes it.
+    fn from_assets(index: &[u8], chunks: &[u8]) -> Result<BookIndex, LoadError> {
+        use std::future::Future;
+        use std::task::{Context, Poll, Waker};
+        let load = std::pin::pin!(load_assets(index, chunks, core_inflate));
+        match load.poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(loaded) => loaded,
+            Poll::Pending => panic!("the core's inflater never waits"),
+        }
+    }
 
     #[test]
     fn loads_the_asset_files_and_searches() {

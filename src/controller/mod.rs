@@ -77,9 +77,7 @@ pub trait Host {
     /// own `DecompressionStream`, so the widget's wasm carries no inflater; elsewhere (tests) the
     /// retrieval core's.
     fn inflate(&self, deflated: &[u8]) -> retrieval::Inflated {
-        let inflated = book_retrieval::inflate(deflated)
-            .map_err(|e| retrieval::InflateError::Damaged(e.to_string()));
-        Box::pin(async move { inflated })
+        retrieval::core_inflate(deflated)
     }
 }
 
