@@ -501,13 +501,11 @@ async fn the_browser_inflates_the_index_sections_as_the_core_does() {
     let opened = book_retrieval::ChunkTexts::open(&file, "h", 200).unwrap();
     let deflated = opened.deflated().to_vec();
     let by_core = book_retrieval::inflate(&deflated).unwrap();
-    let by_browser = ui::web::inflate(deflated.clone()).await.unwrap();
+    let by_browser = ui::web::inflate(&deflated).await.unwrap();
     assert_eq!(by_browser, by_core);
     assert_eq!(opened.finish(&by_browser).unwrap().len(), 200);
     // Bytes that are not deflate, or cut short, are an error, never a panic or a hang.
     let cut = deflated[..deflated.len() / 2].to_vec();
-    assert!(ui::web::inflate(cut).await.is_err());
-    assert!(ui::web::inflate(b"not deflate at all".to_vec())
-        .await
-        .is_err());
+    assert!(ui::web::inflate(&cut).await.is_err());
+    assert!(ui::web::inflate(b"not deflate at all").await.is_err());
 }

@@ -103,7 +103,7 @@ impl Host for WebHost {
         }
     }
     fn inflate(&self, deflated: &[u8]) -> crate::retrieval::Inflated {
-        Box::pin(super::web::inflate(deflated.to_vec()))
+        super::web::inflate(deflated)
     }
 }
 

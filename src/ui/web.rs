@@ -543,22 +543,37 @@ pub fn origin() -> String {
 /// Inflates raw deflate with the browser's `DecompressionStream` (the widget's wasm carries no
 /// inflater: miniz_oxide's was 6.5 kB of its gzipped size), reading the output in chunks so a
 /// section inflating past `book_retrieval::MAX_SECTION_BYTES` is refused as it grows.
-pub async fn inflate(deflated: Vec<u8>) -> Result<Vec<u8>, InflateError> {
-    let damaged = |why: &str| InflateError::Damaged(why.to_string());
+/// The stream is set up at once from `deflated` (copied straight into the browser), so the
+/// future borrows nothing and only reads.
+pub fn inflate(deflated: &[u8]) -> crate::retrieval::Inflated {
+    let reader = inflating_reader(deflated);
+    Box::pin(async move { read_inflated(reader?).await })
+}
+
+/// A reader of `deflated`'s inflated bytes.
+fn inflating_reader(deflated: &[u8]) -> Result<ReadableStreamDefaultReader, InflateError> {
     // Missing before Chrome and Edge 103, Firefox 113, Safari 16.4 (or "deflate-raw" unknown).
     let pair = Reflect::get(&js_sys::global(), &"DecompressionStream".into())
         .ok()
         .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
         .and_then(|c| Reflect::construct(&c, &js_sys::Array::of1(&"deflate-raw".into())).ok())
         .ok_or(InflateError::Unsupported)?;
-    let parts = js_sys::Array::of1(&Uint8Array::from(deflated.as_slice()));
-    let reader: ReadableStreamDefaultReader = web_sys::Blob::new_with_u8_array_sequence(&parts)
+    let parts = js_sys::Array::of1(&Uint8Array::from(deflated));
+    web_sys::Blob::new_with_u8_array_sequence(&parts)
         .map_err(|_| damaged("the section could not be read"))?
         .stream()
         .pipe_through(pair.unchecked_ref())
         .get_reader()
         .dyn_into()
-        .map_err(|_| damaged("the section could not be read"))?;
+        .map_err(|_| damaged("the section could not be read"))
+}
+
+fn damaged(why: &str) -> InflateError {
+    InflateError::Damaged(why.to_string())
+}
+
+/// Reads the inflated bytes to their end, refusing more than the core's section limit.
+async fn read_inflated(reader: ReadableStreamDefaultReader) -> Result<Vec<u8>, InflateError> {
     let mut out: Vec<u8> = Vec::new();
     loop {
         let chunk = JsFuture::from(reader.read())
