@@ -1645,16 +1645,35 @@ fn joined(words: &[&str], lower_words: &[String], head: usize, reader: bool) -> 
             .any(|w| w.contains(',') || (reader && *w == "&"))
 }
 
-/// `question` with its capitalized words lowercased, its first word aside, when the book writes
-/// every one of them in lowercase (`lowercase`, sorted): "What is Sensor Fusion?" → "What is sensor
-/// fusion?" when the book's prose says "sensor fusion". All or none: "What is Voice Activity
-/// Detection?" stays as it is when "Activity" is not known to be lowercase, and a name keeps the
-/// whole question in the heading's casing ("What is Sensor Fusion in Isaac Sim?"), so a question
-/// never mixes the two.
-pub fn in_book_case(question: &str, lowercase: &[String], counted: &CountedNouns) -> String {
-    // Each piece between spaces, the byte range of its letters, and whether they are one
-    // capitalized word ("Fusion?" → "Fusion").
-    let pieces: Vec<(&str, usize, usize, bool)> = question
+/// How the book's prose writes the capitalized words of its headings (`index-builder`'s
+/// `casing::book_casing`), for [`in_book_case`]: a heading's capitals are its style (title case,
+/// or the first word of a sentence-case heading); the prose's tell common words from names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BookCasing {
+    /// The words the prose writes in lowercase (common words), lowercase, sorted.
+    pub lowercase: Vec<String>,
+    /// The words the prose capitalizes in mid-sentence (names), lowercase, sorted.
+    pub names: Vec<String>,
+}
+
+/// Whether `list` (sorted) holds `word`.
+fn listed_in(list: &[String], word: &str) -> bool {
+    list.binary_search_by(|w| w.as_str().cmp(word)).is_ok()
+}
+
+/// `question` with its capitalized words lowercased, its first word aside, where the book writes
+/// them in lowercase (`casing`): "What is Sensor Fusion?" → "What is sensor fusion?" when the
+/// book's prose says "sensor fusion". All or none within each run of capitalized words side by
+/// side (acronyms included, and "&", "and" or "or" between two of them), and a run holding a name
+/// keeps its capitals: "What is Sensor Fusion in Isaac Sim?" → "What is sensor fusion in Isaac
+/// Sim?", "Azure Static Web Apps" stays whole. A word the prose never writes might be either, so
+/// then the whole question stays as the heading has it ("What is Voice Activity Detection?"): a
+/// phrase never mixes the two. Quoted text ("ImportError: No module named …") is never changed.
+pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns) -> String {
+    // Each piece between spaces, the byte range of its letters, whether they are one capitalized
+    // word ("Fusion?" → "Fusion"), and whether the piece is inside quotes.
+    let mut quoted = false;
+    let pieces: Vec<(&str, usize, usize, bool, bool)> = question
         .split(' ')
         .map(|piece| {
             let start = piece.find(char::is_alphabetic).unwrap_or(piece.len());
@@ -1668,29 +1687,74 @@ pub fn in_book_case(question: &str, lowercase: &[String], counted: &CountedNouns
             let capitalized = chars.next().is_some_and(char::is_uppercase)
                 && word.chars().count() >= 2
                 && chars.all(char::is_lowercase);
-            (piece, start, end, capitalized)
+            let quotes = piece.matches(['"', '“', '”']).count();
+            let inside = quoted || quotes > 0;
+            if quotes % 2 == 1 {
+                quoted = !quoted;
+            }
+            (piece, start, end, capitalized, inside)
         })
         .collect();
-    let mut tail = pieces.iter().skip(1).filter(|p| p.3).peekable();
-    let known = |p: &(&str, usize, usize, bool)| {
-        lowercase
-            .binary_search(&p.0[p.1..p.2].to_lowercase())
-            .is_ok()
+    type Piece<'a> = (&'a str, usize, usize, bool, bool);
+    let upper =
+        |p: &Piece| p.0 == "&" || (p.1 == 0 && p.0.chars().next().is_some_and(char::is_uppercase));
+    let word = |p: &Piece| p.0[p.1..p.2].to_lowercase();
+    // The runs, as ranges of pieces: the question's first word is never part of one.
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut i = 1;
+    while i < pieces.len() {
+        if pieces[i].4 || (!upper(&pieces[i]) && !pieces[i].3) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        loop {
+            let joined =
+                i + 1 < pieces.len() && pieces[i].2 == pieces[i].0.len() && !pieces[i + 1].4;
+            if joined && upper(&pieces[i + 1]) {
+                i += 1;
+            } else if joined
+                && matches!(pieces[i + 1].0, "and" | "or")
+                && pieces.get(i + 2).is_some_and(|p| upper(p) && !p.4)
+            {
+                // "Interaction and Rendering": one phrase in title case.
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        i += 1;
+        runs.push(start..i);
+    }
+    // A capitalized compound ("Dual-Arm", "End-to-End") counts as a name.
+    let compound = |p: &Piece| {
+        let w = &p.0[p.1..p.2];
+        w.contains('-') && w.chars().next().is_some_and(char::is_uppercase)
     };
-    // A capitalized compound ("Dual-Arm", "End-to-End") is left as the heading has it: the
-    // question is then left whole.
-    let compound = pieces.iter().skip(1).any(|p| {
-        let word = &p.0[p.1..p.2];
-        word.contains('-') && word.chars().next().is_some_and(char::is_uppercase)
-    });
-    if compound || tail.peek().is_none() || !tail.all(known) {
-        return with_the(question, counted);
+    let common = |p: &Piece| !p.3 || listed_in(&casing.lowercase, &word(p));
+    let name = |p: &Piece| compound(p) || (p.3 && listed_in(&casing.names, &word(p)));
+    let mut lowered = vec![false; pieces.len()];
+    for run in &runs {
+        let run = &pieces[run.clone()];
+        if run.iter().any(name) {
+            continue;
+        }
+        if !run.iter().all(common) {
+            // A word the prose never writes: the question stays whole.
+            return with_the(question, counted);
+        }
+    }
+    for run in &runs {
+        let names = pieces[run.clone()].iter().any(name);
+        for i in run.clone() {
+            lowered[i] = !names && pieces[i].3;
+        }
     }
     let cased: Vec<String> = pieces
         .iter()
-        .enumerate()
-        .map(|(i, &(piece, start, end, capitalized))| {
-            if i > 0 && capitalized {
+        .zip(&lowered)
+        .map(|(&(piece, start, end, ..), &lower)| {
+            if lower {
                 format!(
                     "{}{}{}",
                     &piece[..start],
@@ -2606,77 +2670,109 @@ mod tests {
         );
     }
 
+    fn casing(lowercase: &[&str], names: &[&str]) -> BookCasing {
+        let list = |words: &[&str]| words.iter().map(|w| w.to_string()).collect();
+        BookCasing {
+            lowercase: list(lowercase),
+            names: list(names),
+        }
+    }
+
     #[test]
     fn follow_ups_take_the_books_casing() {
-        let lower = vec![
-            "fusion".to_string(),
-            "sensor".to_string(),
-            "with".to_string(),
-        ];
+        let book = casing(
+            &[
+                "cameras",
+                "evaluation",
+                "fusion",
+                "no",
+                "rendering",
+                "sensor",
+                "static",
+                "with",
+            ],
+            &["azure", "isaac", "sim", "unity", "web"],
+        );
+        let none = CountedNouns::default();
+        let cased = |q: &str| in_book_case(q, &book, &none);
+        assert_eq!(cased("What is Sensor Fusion?"), "What is sensor fusion?");
+        // A sentence-case heading's first word.
         assert_eq!(
-            in_book_case("What is Sensor Fusion?", &lower, &CountedNouns::default()),
-            "What is sensor fusion?"
+            cased("What are Evaluation metrics?"),
+            "What are evaluation metrics?"
         );
         // Acronyms, inner capitals and the question's first word keep their capitals.
         assert_eq!(
-            in_book_case(
-                "What is Sensor Fusion With ROS (MkDocs)?",
-                &lower,
-                &CountedNouns::default()
-            ),
+            cased("What is Sensor Fusion With ROS (MkDocs)?"),
             "What is sensor fusion with ROS (MkDocs)?"
         );
-        // A word not known to be lowercase (a name) keeps the whole question as it is.
+        assert_eq!(cased("Sensor Fusion?"), "Sensor fusion?");
+        // Names keep their capitals, and so does every word of their run.
         assert_eq!(
-            in_book_case(
-                "What is Sensor Fusion in Isaac Sim?",
-                &lower,
-                &CountedNouns::default()
-            ),
-            "What is Sensor Fusion in Isaac Sim?"
+            cased("What is Sensor Fusion in Isaac Sim?"),
+            "What is sensor fusion in Isaac Sim?"
         );
         assert_eq!(
-            in_book_case("Sensor Fusion?", &lower, &CountedNouns::default()),
-            "Sensor fusion?"
+            cased("How do I deploy to Azure Static Web Apps?"),
+            "How do I deploy to Azure Static Web Apps?"
         );
         assert_eq!(
-            in_book_case(
-                "What is Dual-Arm Sensor Fusion?",
-                &lower,
-                &CountedNouns::default()
-            ),
+            cased("How do I simulate Cameras in Unity?"),
+            "How do I simulate cameras in Unity?"
+        );
+        // "and" between capitalized words joins them into one run.
+        assert_eq!(
+            cased("What is Unity for Sensor and Rendering?"),
+            "What is Unity for sensor and rendering?"
+        );
+        assert_eq!(
+            cased("What is Sensor and Unity Rendering?"),
+            "What is Sensor and Unity Rendering?"
+        );
+        // A capitalized compound is kept like a name.
+        assert_eq!(
+            cased("What is Dual-Arm Sensor Fusion?"),
             "What is Dual-Arm Sensor Fusion?"
         );
-        // A thing counted takes "the" once its capitals are gone; an abstract noun does not.
-        let things: Vec<String> = ["breakdown", "component", "model", "quantization"]
-            .map(String::from)
-            .to_vec();
         assert_eq!(
-            in_book_case(
-                "What is Component Breakdown?",
-                &things,
-                &CountedNouns::default()
-            ),
+            cased("What is Sensor Fusion for Dual-Arm Cameras?"),
+            "What is sensor fusion for Dual-Arm Cameras?"
+        );
+        // A word the prose never writes ("Voice"): the question stays as the heading has it.
+        assert_eq!(
+            cased("What is Voice Sensor Fusion in Unity?"),
+            "What is Voice Sensor Fusion in Unity?"
+        );
+        assert_eq!(
+            cased("What is Sensor Fusion for Voice?"),
+            "What is Sensor Fusion for Voice?"
+        );
+        // Quoted text is never changed.
+        assert_eq!(
+            cased("How do I fix \"No Sensor Fusion\" in Unity?"),
+            "How do I fix \"No Sensor Fusion\" in Unity?"
+        );
+        assert_eq!(
+            cased("What should I do when No Cameras are seen?"),
+            "What should I do when no cameras are seen?"
+        );
+        // A thing counted takes "the" once its capitals are gone; an abstract noun does not.
+        let things = casing(&["breakdown", "component", "model", "quantization"], &[]);
+        assert_eq!(
+            in_book_case("What is Component Breakdown?", &things, &none),
             "What is the component breakdown?"
         );
         assert_eq!(
-            in_book_case(
-                "What is Model Quantization?",
-                &things,
-                &CountedNouns::default()
-            ),
+            in_book_case("What is Model Quantization?", &things, &none),
             "What is model quantization?"
         );
         assert_eq!(
             in_book_case("What is Model?", &things, &nouns(&["model"], &["model"])),
             "What is a model?"
         );
+        assert_eq!(cased("What is MkDocs?"), "What is MkDocs?");
         assert_eq!(
-            in_book_case("What is MkDocs?", &lower, &CountedNouns::default()),
-            "What is MkDocs?"
-        );
-        assert_eq!(
-            in_book_case("What is Sensor?", &[], &CountedNouns::default()),
+            in_book_case("What is Sensor?", &BookCasing::default(), &none),
             "What is Sensor?"
         );
     }
@@ -2728,49 +2824,54 @@ mod tests {
             &["architecture", "arm", "robot", "workspace"],
             &["arm", "robot"],
         );
-        let lower: Vec<String> = ["workspace"].map(String::from).to_vec();
+        let lower = casing(&["workspace"], &[]);
+        let none = BookCasing::default();
         // A task's object, and the object of a preposition.
         assert_eq!(
             in_book_case("How do I create ROS 2 Workspace?", &lower, &counted),
             "How do I create the ROS 2 workspace?"
         );
         assert_eq!(
-            in_book_case("How do I add materials to robot?", &[], &counted),
+            in_book_case("How do I add materials to robot?", &none, &counted),
             "How do I add materials to the robot?"
         );
         assert_eq!(
             in_book_case(
                 "How do I connect base to upper arm with a joint?",
-                &[],
+                &none,
                 &counted
             ),
             "How do I connect base to the upper arm with a joint?"
         );
         assert_eq!(
-            in_book_case("How do I set up robot?", &[], &counted),
+            in_book_case("How do I set up robot?", &none, &counted),
             "How do I set up the robot?"
         );
         // The hand-written lists still count ("node"); a thing after "What is" needs two words.
         assert_eq!(
-            in_book_case("What is task executor node?", &[], &CountedNouns::default()),
+            in_book_case(
+                "What is task executor node?",
+                &none,
+                &CountedNouns::default()
+            ),
             "What is the task executor node?"
         );
         // One counted word asked about is a kind of thing: "a" or "an"; an uncounted one stays.
         assert_eq!(
-            in_book_case("What is robot?", &[], &counted),
+            in_book_case("What is robot?", &none, &counted),
             "What is a robot?"
         );
         assert_eq!(
-            in_book_case("What is arm?", &[], &counted),
+            in_book_case("What is arm?", &none, &counted),
             "What is an arm?"
         );
         assert_eq!(
-            in_book_case("What is physics?", &[], &counted),
+            in_book_case("What is physics?", &none, &counted),
             "What is physics?"
         );
         // Counted but never plural: the one the book describes.
         assert_eq!(
-            in_book_case("What is architecture?", &[], &counted),
+            in_book_case("What is architecture?", &none, &counted),
             "What is the architecture?"
         );
         // Plurals, mass nouns, names, determined, numbered or quoted phrases stay as they are.
@@ -2787,7 +2888,7 @@ mod tests {
             "What is the quality of robot?",
             "Why does the robot fall?",
         ] {
-            assert_eq!(in_book_case(q, &[], &counted), q);
+            assert_eq!(in_book_case(q, &none, &counted), q);
         }
     }
 }

@@ -8,12 +8,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use book_answer::phrasing::CountedNouns;
+use book_answer::phrasing::{BookCasing, CountedNouns};
 
 use crate::chunker::BuiltChunk;
 
 /// Times the book must write a word in lowercase before its headings' capital is dropped.
 const MIN_LOWERCASE: usize = 2;
+/// Times the book must capitalize a word mid-sentence before it is taken for a name.
+const MIN_NAME: usize = 2;
 /// A word the book also capitalizes mid-sentence keeps its capital unless the lowercase form is
 /// this many times more frequent ("Python" in "python3 script.py" and "Python nodes" stays).
 const LOWERCASE_RATIO: usize = 3;
@@ -26,24 +28,60 @@ fn capitalized(word: &str) -> bool {
         && chars.all(char::is_lowercase)
 }
 
-/// The lowercase forms of the capitalized heading words (section headings and page titles) that
-/// the book's prose writes in lowercase: at least [`MIN_LOWERCASE`] times and [`LOWERCASE_RATIO`]
-/// times as often as capitalized in mid-sentence. Sorted, distinct. Code blocks, inline code,
-/// links' targets and words at the start of a sentence, line, list item or table cell are not
-/// counted.
-pub fn lowercase_words(chunks: &[BuiltChunk]) -> Vec<String> {
+/// How the prose writes the capitalized heading words (section headings and page titles), by
+/// their lowercase forms, sorted and distinct:
+/// - `lowercase`: in lowercase at least [`MIN_LOWERCASE`] times (once for the first word of a
+///   heading in sentence case, whose capital only opens it: "Evaluation metrics"), and
+///   [`LOWERCASE_RATIO`] times as often as capitalized in mid-sentence;
+/// - `names`: capitalized in mid-sentence at least [`MIN_NAME`] times, and more often than in
+///   lowercase ("Isaac", "Python"); a word written both ways ("Role" in a bold label, "role" in
+///   sentences) is neither.
+///
+/// A word the prose never writes is in neither. Code blocks, inline code, links' targets and
+/// words at the start of a sentence, line, list item or table cell are not counted.
+pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
-    for w in heading_texts(chunks).flat_map(words_of) {
-        if capitalized(w) {
-            wanted.entry(w.to_lowercase()).or_default();
+    let mut opening: HashSet<String> = HashSet::new();
+    for h in heading_texts(chunks) {
+        for w in words_of(h) {
+            if capitalized(w) {
+                wanted.entry(w.to_lowercase()).or_default();
+            }
+        }
+        if let Some(first) = sentence_case_opening(h) {
+            opening.insert(first.to_lowercase());
         }
     }
     for c in chunks {
         count(&c.chunk.text, &mut wanted);
     }
-    sorted_where(wanted, |&(lower, mid_capital)| {
-        lower >= MIN_LOWERCASE && lower >= LOWERCASE_RATIO * mid_capital
-    })
+    let mut casing = BookCasing::default();
+    for (word, (lower, mid_capital)) in wanted {
+        let least = if opening.contains(&word) {
+            1
+        } else {
+            MIN_LOWERCASE
+        };
+        if lower >= least && lower >= LOWERCASE_RATIO * mid_capital {
+            casing.lowercase.push(word);
+        } else if mid_capital >= MIN_NAME && mid_capital > lower {
+            casing.names.push(word);
+        }
+    }
+    casing.lowercase.sort_unstable();
+    casing.names.sort_unstable();
+    casing
+}
+
+/// The first word of `heading` when the heading is in sentence case: that word capitalized, and a
+/// later word of four letters or more in lowercase ("Evaluation metrics", "Unit and integration
+/// tests"; not "Sensor Fusion", nor "Drone").
+fn sentence_case_opening(heading: &str) -> Option<&str> {
+    let mut words = heading.split_whitespace();
+    let first = words.next().filter(|w| capitalized(w))?;
+    words
+        .any(|w| w.chars().count() >= 4 && w.chars().all(char::is_lowercase))
+        .then_some(first)
 }
 
 /// Times the book must write "a word" or "an word" (the phrase ending there) before a follow-up
@@ -299,15 +337,24 @@ mod tests {
                  ```\nSensor Sensor Sensor\n```\nSee `Practice` and /docs/practice/here.",
             ),
             chunk("Practice", "In practice the practice of Practice matters."),
+            chunk("Evaluation metrics", "Run the evaluation once."),
+            chunk("Metrics", "Read the metrics once."),
         ];
-        let words = lowercase_words(&chunks);
+        let casing = book_casing(&chunks);
+        let words = &casing.lowercase;
         // "sensor" (2 lowercase), "fusion" (2; "- Fusion" opens an item): lowercase in the prose.
         assert!(words.contains(&"sensor".to_string()), "{words:?}");
         assert!(words.contains(&"fusion".to_string()), "{words:?}");
+        // Once is enough for the first word of a heading in sentence case ("Evaluation
+        // metrics"), not for a title ("Metrics").
+        assert!(words.contains(&"evaluation".to_string()), "{words:?}");
+        assert!(!words.contains(&"metrics".to_string()), "{words:?}");
         // Names the prose capitalizes mid-sentence keep their capitals.
         assert!(!words.contains(&"isaac".to_string()));
         assert!(!words.contains(&"sim".to_string()));
-        // "practice": 2 lowercase against 1 mid-sentence capital: under the ratio.
+        assert_eq!(casing.names, ["isaac", "sim"]);
+        // "practice": 2 lowercase against 1 mid-sentence capital: under the ratio, and not a
+        // name either.
         assert!(!words.contains(&"practice".to_string()), "{words:?}");
         // Sorted and distinct.
         assert!(words.windows(2).all(|w| w[0] < w[1]));
@@ -320,10 +367,17 @@ mod tests {
             "Gazebo loads worlds. Gazebo again.\n```\ngazebo gazebo gazebo\n```\n\
              Run `gazebo` or see /usr/share/gazebo/worlds and [it](https://gazebo.org/gazebo).",
         )];
-        let words = lowercase_words(&chunks);
-        assert!(!words.contains(&"gazebo".to_string()), "{words:?}");
+        let casing = book_casing(&chunks);
+        assert!(
+            !casing.lowercase.contains(&"gazebo".to_string()),
+            "{casing:?}"
+        );
+        assert!(!casing.names.contains(&"gazebo".to_string()), "{casing:?}");
         // "worlds" once in lowercase prose (the path does not count): under the minimum.
-        assert!(!words.contains(&"worlds".to_string()), "{words:?}");
+        assert!(
+            !casing.lowercase.contains(&"worlds".to_string()),
+            "{casing:?}"
+        );
     }
 
     #[test]

@@ -14,11 +14,11 @@ use book_retrieval::{Encoder, Index, SearchRequest};
 
 use crate::chunker::BuiltChunk;
 
-/// Per chunk, its section's follow-up question in the book's casing (`casing::lowercase_words`),
+/// Per chunk, its section's follow-up question in the book's casing (`casing::book_casing`),
 /// with "the" before the things the book counts (`casing::counted_nouns`), or `""` when the
 /// heading makes none.
 pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
-    let lowercase = crate::casing::lowercase_words(chunks);
+    let casing = crate::casing::book_casing(chunks);
     let counted = crate::casing::counted_nouns(chunks);
     let compounds = crate::casing::noun_compounds(chunks);
     let noun_compound = |words: &str| compounds.contains(words);
@@ -27,7 +27,7 @@ pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
         .map(|c| {
             let meta = &c.chunk.meta;
             section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
-                .map(|q| in_book_case(&q, &lowercase, &counted))
+                .map(|q| in_book_case(&q, &casing, &counted))
                 .unwrap_or_default()
         })
         .collect()
