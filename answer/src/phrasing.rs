@@ -764,14 +764,18 @@ const PARTICLES: &[&str] = &["up", "out", "off", "down", "in", "on", "over", "ba
 /// qualifies the section rather than names its topic.
 fn reader_heading(h: &str) -> String {
     let raw = h.trim();
-    // "<BrowserOnly>", "<Redirect/>": a component's name.
-    let tag = raw.starts_with('<') && raw.ends_with('>');
+    // "<BrowserOnly>", "<Redirect/>": a component, named as the book names it (its name alone
+    // would read as a word: "What is head?"); ".gitignore": a file.
+    let tag = raw.starts_with('<')
+        && raw.ends_with('>')
+        && !raw
+            .trim_matches(['<', '>', '/', ' '])
+            .contains(char::is_whitespace);
+    let dotfile = raw.starts_with('.') && raw[1..].starts_with(char::is_alphanumeric);
+    if tag || dotfile {
+        return raw.replace(' ', "");
+    }
     let t = raw.trim_start_matches(|c: char| !c.is_alphanumeric() && !"\"“'`(".contains(c));
-    let t = if tag {
-        t.trim_end_matches(['>', '/'])
-    } else {
-        t
-    };
     // "Fast Track ⏱️", "Needs Improvement 📚": a trailing emoji is decoration (ASCII symbols such
     // as the `+` of "C++" stay).
     let t = t
@@ -1422,12 +1426,15 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         return None;
     }
     // The head noun: the last word, or the word before "of"/"for"/"in"/"with" ("Layers of ROS 2").
-    // For follow-ups also "to" and "between" ("Changes to the Defaults List").
+    // For follow-ups also "to", "between", "over", "using" and the like ("Changes to the
+    // Defaults List", "Cost Breakdown Over 5 Years", "Global styles using Sass").
     let head = if reader {
         phrase_end(
             &lower_words,
             &[
-                "of", "for", "in", "with", "on", "from", "to", "between", "by",
+                "of", "for", "in", "with", "on", "from", "to", "between", "by", "over", "using",
+                "via", "under", "across", "per", "at", "into", "within", "without", "during",
+                "after", "before", "against",
             ],
         )
     } else {
@@ -1668,7 +1675,8 @@ fn listed_in(list: &[String], word: &str) -> bool {
 /// keeps its capitals: "What is Sensor Fusion in Isaac Sim?" → "What is sensor fusion in Isaac
 /// Sim?", "Azure Static Web Apps" stays whole. A word the prose never writes might be either, so
 /// then the whole question stays as the heading has it ("What is Voice Activity Detection?"): a
-/// phrase never mixes the two. Quoted text ("ImportError: No module named …") is never changed.
+/// phrase never mixes the two. Quoted text ("ImportError: No module named …") and tags ("<Head/>")
+/// are never changed.
 pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns) -> String {
     // Each piece between spaces, the byte range of its letters, whether they are one capitalized
     // word ("Fusion?" → "Fusion"), and whether the piece is inside quotes.
@@ -1688,7 +1696,8 @@ pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns)
                 && word.chars().count() >= 2
                 && chars.all(char::is_lowercase);
             let quotes = piece.matches(['"', '“', '”']).count();
-            let inside = quoted || quotes > 0;
+            // Quoted text, and a component's tag ("<Head/>"), are never recased.
+            let inside = quoted || quotes > 0 || piece.contains(['<', '>']);
             if quotes % 2 == 1 {
                 quoted = !quoted;
             }
@@ -2571,7 +2580,10 @@ mod tests {
     #[test]
     fn code_names_flags_and_score_bands() {
         for (h, q) in [
-            ("<BrowserOnly/>", Some("What is BrowserOnly?")),
+            ("<BrowserOnly/>", Some("What is <BrowserOnly/>?")),
+            (".gitignore", Some("What is .gitignore?")),
+            ("<ErrorBoundary />", Some("What is <ErrorBoundary/>?")),
+            ("Wrapping your site with <Root>", None),
             (
                 "addRoute(config: RouteConfig): void",
                 Some("What is addRoute()?"),
@@ -2685,6 +2697,7 @@ mod tests {
                 "cameras",
                 "evaluation",
                 "fusion",
+                "head",
                 "no",
                 "rendering",
                 "sensor",
@@ -2752,6 +2765,7 @@ mod tests {
             cased("How do I fix \"No Sensor Fusion\" in Unity?"),
             "How do I fix \"No Sensor Fusion\" in Unity?"
         );
+        assert_eq!(cased("What is <Head/>?"), "What is <Head/>?");
         assert_eq!(
             cased("What should I do when No Cameras are seen?"),
             "What should I do when no cameras are seen?"
