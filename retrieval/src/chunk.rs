@@ -34,6 +34,15 @@ const POINTING_HEADINGS: &[&str] = &[
     "objectives",
     "next steps",
     "what's next",
+    "what's next in this book",
+    "what next",
+    "where to go next",
+    "where to go from here",
+    "next section",
+    "related topics",
+    "further resources",
+    "additional resources",
+    "learn more",
     "prerequisites",
     "further reading",
     "references",
@@ -60,7 +69,7 @@ pub fn points_elsewhere(chapter: &str, section: Option<&str>) -> bool {
     let h = h
         .trim()
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
-        .trim_end_matches([':', ' '])
+        .trim_end_matches([':', '?', ' '])
         .to_lowercase();
     POINTING_HEADINGS.contains(&h.as_str()) || quiz(&h)
 }
@@ -95,6 +104,8 @@ mod tests {
         assert!(points_elsewhere("Module 2: Quizzes", None));
         assert!(points_elsewhere("ROS 2", Some("2.1. Learning Objectives:")));
         assert!(points_elsewhere("ROS 2", Some("Next Steps")));
+        assert!(points_elsewhere("Capstone", Some("Where to go next")));
+        assert!(points_elsewhere("Capstone", Some("What's next?")));
         assert!(points_elsewhere("ROS 2", Some("Quiz: check yourself")));
         assert!(!points_elsewhere("ROS 2", Some("Quizzical robots")));
         assert!(!points_elsewhere("ROS 2", Some("Services and actions")));
