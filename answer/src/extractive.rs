@@ -827,7 +827,13 @@ pub fn choose(
         // snippet) shows the answer's lines; otherwise the block with the most of its terms. A
         // block of another section must hold more than one word in five of the question's (a
         // lone shared word brought `npm run build` to a question about building fewer versions).
+        // A diagram of boxes shows nothing to do, but it may show how a thing works ("how does
+        // Unity get the joint positions from Gazebo").
         let other_section_terms = 0.2;
+        let works = {
+            let q = question.trim_start().to_lowercase();
+            q.starts_with("how does ") && !q.starts_with("how does one ")
+        };
         let pick = snippet.or_else(|| {
             code.iter()
                 .filter(|c| {
@@ -835,6 +841,7 @@ pub fn choose(
                         || (wants_code
                             && (quoted(c.source) || c.lexical > other_section_terms || empty))
                 })
+                .filter(|c| works || !is_diagram(&c.passage.text))
                 .min_by(|a, b| {
                     a.source
                         .cmp(&b.source)
@@ -1003,6 +1010,18 @@ fn quote_fix(first: &Cand, text: &str, quotes: &mut Vec<Quote>) {
     }
 }
 
+/// Whether a code block is drawn in text (box-drawing characters: a diagram or a file tree).
+fn is_drawing(code: &str) -> bool {
+    code.chars()
+        .any(|ch| ('\u{2500}'..='\u{257f}').contains(&ch))
+}
+
+/// Whether a code block is a diagram of boxes (their corners drawn in text), which shows no
+/// command or code to copy. A file tree ("├── conf") has no corners: it shows what to create.
+fn is_diagram(code: &str) -> bool {
+    code.contains(['┌', '┐', '┘', '╭', '╮', '╯', '╔', '╗', '╝'])
+}
+
 /// A short code block of section `source` that itself names the question's terms (a config key,
 /// a command): the answer's other half, whatever the question's wording ("hide the navbar on
 /// scroll" is answered by the sentence and `hideOnScroll: true`). Drawings in text (box-drawing
@@ -1019,7 +1038,7 @@ fn snippet<'a>(
         c.source == source
             && t.lines().count() <= SNIPPET_LINES
             && term_share(q_terms, t) >= SNIPPET_TERMS
-            && !t.chars().any(|ch| ('\u{2500}'..='\u{257f}').contains(&ch))
+            && !is_drawing(t)
             && !shows_an_error(t)
             && term_share(&terms(t), question) <= SNIPPET_ECHO
     })
@@ -1645,6 +1664,30 @@ mod tests {
         assert!(code.text.starts_with("ros2 run ros_gz_bridge"));
         let md = render(&q, |s| s + 1, true, "", &Words::default());
         assert!(md.contains("From [1]:\n\n```bash\nros2 run"), "{md}");
+    }
+
+    #[test]
+    fn a_task_is_answered_by_a_command_and_a_diagram_shows_how_a_thing_works() {
+        let sources = vec![
+            src(
+                1,
+                "Gazebo and ROS 2 talk through the bridge.\n\n```text\n┌────────┐     ┌───────┐\n│ Gazebo │ ──► │ ROS 2 │\n└────────┘     └───────┘\n```",
+            ),
+            src(
+                2,
+                "Run the bridge for each topic.\n\n```bash\nros2 run ros_gz_bridge parameter_bridge /clock@rosgraph_msgs/msg/Clock@gz.msgs.Clock\n```",
+            ),
+        ];
+        // A task: the command, never the diagram.
+        let q = quotes("How do I bridge Gazebo topics to ROS 2?", &sources);
+        assert!(
+            code_of(&q).text.starts_with("ros2 run ros_gz_bridge"),
+            "{q:?}"
+        );
+        assert!(!q.iter().any(|x| x.text.contains('┌')), "{q:?}");
+        // How a thing works: the diagram may show it.
+        let q = quotes("how does Gazebo talk to ROS 2 through the bridge", &sources);
+        assert!(code_of(&q).text.contains("│ Gazebo │"), "{q:?}");
     }
 
     #[test]
