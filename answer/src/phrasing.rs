@@ -1084,6 +1084,48 @@ pub fn section_follow_up(
     }
 }
 
+/// The follow-up of a one-word section under a heading that lists kinds of a thing ("Joint
+/// Types", "Types of Joints", "Common Sensor Types"): "2. Continuous" is asked "What is a
+/// continuous joint?", "4. IMU (Inertial Measurement Unit)" "What is an IMU sensor?"; the word
+/// alone asks nothing ("What is continuous?"). `None` for any other section, and for a name that
+/// already says its kind ("SearchPathPlugin" under "Plugin types"), is written like code, or is
+/// a part of the page ("Requirements", "Overview").
+pub fn kind_follow_up(parent: &str, section: &str) -> Option<String> {
+    let parent = clean_heading(&reader_heading(parent), true).to_lowercase();
+    let words: Vec<&str> = parent.split_whitespace().collect();
+    let kind = match words.as_slice() {
+        [.., kind, "types"] => kind.to_string(),
+        ["types", "of", kinds] => kinds
+            .strip_suffix('s')
+            .filter(|k| !k.ends_with('s'))
+            .unwrap_or(kinds)
+            .to_string(),
+        _ => return None,
+    };
+    if kind.is_empty() || !kind.chars().all(|c| c.is_ascii_lowercase()) {
+        return None;
+    }
+    let name = clean_heading(&reader_heading(section), true);
+    let plain = name.chars().skip(1).all(|c| c.is_ascii_lowercase());
+    let acronym = name.len() >= 2 && name.chars().all(|c| c.is_ascii_uppercase());
+    let lower = name.to_lowercase();
+    // One kind is named in the singular ("Revolute", "Sweeper"); "Requirements" under "Custom
+    // Action Types" is a part of the page, not a kind.
+    if name.is_empty()
+        || !name.chars().all(|c| c.is_ascii_alphabetic())
+        || !(plain || acronym)
+        || lower.ends_with(&kind)
+        || (plain && plural_form(&lower))
+        || GENERIC_HEADINGS.contains(&lower.as_str())
+        || READER_GENERIC.contains(&lower.as_str())
+    {
+        return None;
+    }
+    let name = if acronym { name } else { name.to_lowercase() };
+    let article = indefinite_article(&name.to_lowercase());
+    Some(format!("What is {article} {name} {kind}?"))
+}
+
 /// Headings that name an aspect of their page's subject ("Purpose", "History", "Use Cases"):
 /// alone they ask nothing ("What is purpose?"), so they are asked of the page's title ("What is
 /// the purpose of swizzling?"). Not the kinds of section never offered ("Prerequisites",
@@ -2789,6 +2831,47 @@ mod tests {
             in_book_case("What is Sensor?", &BookCasing::default(), &none),
             "What is Sensor?"
         );
+    }
+
+    #[test]
+    fn a_kind_listed_under_its_types_is_asked_with_its_kind() {
+        for (parent, section, q) in [
+            (
+                "Joint Types",
+                "2. Continuous",
+                Some("What is a continuous joint?"),
+            ),
+            (
+                "Joint Types",
+                "1. Revolute (Most Common in Humanoids)",
+                Some("What is a revolute joint?"),
+            ),
+            (
+                "Common Sensor Types",
+                "4. IMU (Inertial Measurement Unit)",
+                Some("What is an IMU sensor?"),
+            ),
+            (
+                "Types of Joints",
+                "Prismatic",
+                Some("What is a prismatic joint?"),
+            ),
+            ("Plugin types", "Sweeper", Some("What is a sweeper plugin?")),
+            // The name says its kind, is code-like, or is more than a word.
+            ("Plugin types", "SearchPathPlugin", None),
+            ("Common Sensor Types", "2. Depth Camera (RGB-D)", None),
+            ("Joint Types Summary", "Continuous", None),
+            ("Types", "Boolean", None),
+            ("Challenge: Custom Action Types", "Requirements", None),
+            ("Custom Action Types", "Overview", None),
+            ("Message Types: What Can You Send?", "String", None),
+        ] {
+            assert_eq!(
+                kind_follow_up(parent, section).as_deref(),
+                q,
+                "{parent} / {section}"
+            );
+        }
     }
 
     #[test]

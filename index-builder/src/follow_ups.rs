@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use book_answer::phrasing::{in_book_case, section_follow_up};
+use book_answer::phrasing::{in_book_case, kind_follow_up, section_follow_up};
 use book_retrieval::{Encoder, Index, SearchRequest};
 
 use crate::chunker::BuiltChunk;
@@ -26,9 +26,20 @@ pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
         .iter()
         .map(|c| {
             let meta = &c.chunk.meta;
-            section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
-                .map(|q| in_book_case(&q, &casing, &counted))
-                .unwrap_or_default()
+            // The heading above the section's: "Joint Types" over "2. Continuous".
+            let parent = meta
+                .headings
+                .len()
+                .checked_sub(2)
+                .map(|i| &meta.headings[i]);
+            let kind = parent
+                .zip(meta.section.as_deref())
+                .and_then(|(parent, section)| kind_follow_up(parent, section));
+            kind.or_else(|| {
+                section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
+                    .map(|q| in_book_case(&q, &casing, &counted))
+            })
+            .unwrap_or_default()
         })
         .collect()
 }
