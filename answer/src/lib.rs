@@ -191,10 +191,9 @@ const ALSO_MARGIN: f32 = 0.2;
 
 /// The best-ranked sections the excerpts do not quote (`listed`: indices of `found.sources` listed
 /// under the answer), as long as they are within [`ALSO_MARGIN`] of the relevance threshold, at
-/// most [`ALSO_RELEVANT`]: the
-/// search often ranks the section that answers second or third, and only quoted sources are
-/// listed. Sections that point elsewhere (a quiz, objectives) and a second part of a listed section
-/// are left out.
+/// most [`ALSO_RELEVANT`]: the search often ranks the section that answers second or third, and
+/// only quoted sources are listed. Sections that point elsewhere (a quiz, objectives) and a second
+/// part of a listed section are left out.
 fn also_relevant(found: &Found, listed: &[usize]) -> Vec<Source> {
     let mut urls: Vec<&str> = listed
         .iter()

@@ -1785,20 +1785,17 @@ pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns)
     let common = |p: &Piece| !p.3 || listed_in(&casing.lowercase, &word(p));
     let name = |p: &Piece| compound(p) || (p.3 && listed_in(&casing.names, &word(p)));
     let mut lowered = vec![false; pieces.len()];
-    for run in &runs {
-        let run = &pieces[run.clone()];
-        if run.iter().any(name) {
+    for run in runs {
+        let words = &pieces[run.clone()];
+        if words.iter().any(name) {
             continue;
         }
-        if !run.iter().all(common) {
+        if !words.iter().all(common) {
             // A word the prose never writes: the question stays whole.
             return with_the(question, counted);
         }
-    }
-    for run in &runs {
-        let names = pieces[run.clone()].iter().any(name);
-        for i in run.clone() {
-            lowered[i] = !names && pieces[i].3;
+        for i in run {
+            lowered[i] = pieces[i].3;
         }
     }
     let cased: Vec<String> = pieces
