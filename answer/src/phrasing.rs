@@ -2986,3 +2986,81 @@ mod tests {
         }
     }
 }
+
+/// Whatever a heading holds (capitals, numbering, quotes, tags, symbols, other scripts), phrasing
+/// it never fails, and recasing a question changes only the case of its letters and the articles
+/// it adds, never quoted text.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn heading() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[A-Za-z]{1,10}( [A-Za-z&-]{1,10}){0,6}",
+            "([0-9]\\.){0,3} ?[A-Z][a-z]{0,8}( \\([A-Za-z ]{0,12}\\))?",
+            "(<[A-Za-z]{1,8} ?/?>|\\.[a-z]{1,8})",
+            "[A-Za-z \"“”'<>/.:,&()?!-]{0,40}",
+            "[A-Za-zÀ-ÿ日本語 ]{0,20}",
+        ]
+    }
+
+    /// `s` in lowercase without the articles a recasing may add.
+    fn bare(s: &str) -> String {
+        s.to_lowercase()
+            .split(' ')
+            .filter(|w| !matches!(*w, "the" | "a" | "an"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// `w` with its first letter capitalized.
+    fn capital(w: &str) -> String {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or_default()
+    }
+
+    proptest! {
+        #[test]
+        fn phrasing_never_fails_and_recasing_keeps_the_words(
+            parent in heading(),
+            section in heading(),
+            known in prop::collection::vec("[a-z]{2,8}", 1..8),
+            names in prop::collection::vec("[a-z]{2,8}", 0..4),
+            pick in prop::collection::vec(0usize..8, 3),
+        ) {
+            let sorted = |mut w: Vec<String>| {
+                w.sort();
+                w.dedup();
+                w
+            };
+            let casing = BookCasing { lowercase: sorted(known.clone()), names: sorted(names) };
+            let counted = CountedNouns::default();
+            let _ = kind_follow_up(&parent, &section);
+            let _ = as_question(&section);
+            // Words the book writes in lowercase, capitalized, inside and outside quotes.
+            let w = |i: usize| capital(&known[pick[i] % known.len()]);
+            let quoted = format!("How do I fix \"{} {}\" in {}?", w(0), w(1), w(2));
+            for q in [
+                section_follow_up(&parent, Some(&section), &|_| false),
+                follow_up(&section),
+                Some(format!("What is {section}?")),
+                Some(quoted),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                let cased = in_book_case(&q, &casing, &counted);
+                prop_assert_eq!(bare(&cased), bare(&q));
+                // Quoted text comes out as it went in.
+                if let (Some(a), Some(b)) = (q.find('"'), q.rfind('"')) {
+                    if a < b {
+                        prop_assert!(cased.contains(&q[a..=b]), "{} -> {}", q, cased);
+                    }
+                }
+            }
+        }
+    }
+}
