@@ -1632,6 +1632,26 @@ fn command(h: &str) -> Option<String> {
     (arguments > 0 && lowercase && !t.is_empty()).then(|| format!("What does {t} do?"))
 }
 
+/// Adjectives ending in "-ly" that open a heading as often as adverbs do ("Quarterly Update
+/// Strategy" names a strategy; "Automatically Update …" is a task).
+const LY_ADJECTIVES: &[&str] = &[
+    "hourly",
+    "daily",
+    "nightly",
+    "weekly",
+    "monthly",
+    "quarterly",
+    "yearly",
+    "early",
+    "friendly",
+    "likely",
+    "only",
+    "costly",
+    "timely",
+    "elderly",
+    "orderly",
+];
+
 /// Follow-up phrasings of headings that name a thing in a way "What is …?" reads badly:
 /// "Clone the Repository" (a task whose verb the lists do not know, told by the article after
 /// it), "Example configuration" (shown), "Five reasons to simulate" and "Role of Large Language
@@ -1648,8 +1668,12 @@ fn reader_thing(h: &str, words: &[&str], lower_words: &[String]) -> Option<Strin
         && first.len() >= 3
         && !["ing", "ed", "s"].iter().any(|e| first.ends_with(e))
         && !NOT_IMPERATIVE.contains(&first);
-    // "Automatically change the working dir": an adverb before a task verb.
-    let adverb_task = words.len() >= 3 && first.ends_with("ly") && reader_verb(second).is_some();
+    // "Automatically change the working dir": an adverb before a task verb; not an adjective in
+    // "-ly" before a noun ("Quarterly Update Strategy", "Daily Build Report").
+    let adverb_task = words.len() >= 3
+        && first.ends_with("ly")
+        && !LY_ADJECTIVES.contains(&first)
+        && reader_verb(second).is_some();
     if imperative || adverb_task {
         return Some(format!("How do I {}?", lower_initial(h)));
     }
@@ -2521,6 +2545,15 @@ mod tests {
         assert_ne!(
             follow_up("Out of disk space").as_deref(),
             Some("What is the out of disk space?")
+        );
+        // An adverb before a verb is a task; an adjective in "-ly" before a noun is not.
+        assert_eq!(
+            follow_up("Automatically change the working dir").as_deref(),
+            Some("How do I automatically change the working dir?")
+        );
+        assert_eq!(
+            follow_up("Quarterly Update Strategy").as_deref(),
+            Some("What is Quarterly Update Strategy?")
         );
     }
 
