@@ -893,7 +893,7 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     if h.ends_with('?') {
         let lower = h.to_lowercase().replace('’', "'");
         let generic = READER_GENERIC.contains(&lower.as_str());
-        return Some((lower_words.len() > 1 && !generic).then(|| h.to_string()));
+        return Some((lower_words.len() > 1 && !generic).then(|| question_case(h)));
     }
     // "Out of disk space": a resource run out of.
     if lower_words.len() > 2 && lower_words[0] == "out" && lower_words[1] == "of" {
@@ -1361,6 +1361,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         return match lower_words.get(1).map(String::as_str) {
             Some("to") if words.len() > 2 => base_verb(&lower_words[2])
                 .map(|v| format!("How do I {v} {}?", words[3..].join(" "))),
+            Some("do" | "does" | "is" | "are" | "can" | "should") if reader => {
+                Some(format!("{}?", question_case(&h)))
+            }
             Some("do" | "does" | "is" | "are" | "can" | "should") => Some(format!("{h}?")),
             _ => None,
         };
@@ -1630,6 +1633,29 @@ fn command(h: &str) -> Option<String> {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.:".contains(c))
     });
     (arguments > 0 && lowercase && !t.is_empty()).then(|| format!("What does {t} do?"))
+}
+
+/// A question heading with its auxiliary verb in lowercase, as a reader writes it: "What Is
+/// Physical AI?" → "What is Physical AI?", "How Does Discovery Work?" → "How does Discovery
+/// Work?" (the rest is the book's casing, `in_book_case`).
+fn question_case(h: &str) -> String {
+    const AUXILIARIES: &[&str] = &[
+        "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "will", "would",
+    ];
+    let mut words = h.splitn(3, ' ');
+    let (Some(first), Some(second)) = (words.next(), words.next()) else {
+        return h.to_string();
+    };
+    let lower = second.to_lowercase();
+    if !QUESTION_WORDS.contains(&first.to_lowercase().as_str())
+        || !AUXILIARIES.contains(&lower.as_str())
+    {
+        return h.to_string();
+    }
+    match words.next() {
+        Some(rest) => format!("{first} {lower} {rest}"),
+        None => format!("{first} {lower}"),
+    }
 }
 
 /// Adjectives ending in "-ly" that open a heading as often as adverbs do ("Quarterly Update
@@ -2545,6 +2571,19 @@ mod tests {
         assert_ne!(
             follow_up("Out of disk space").as_deref(),
             Some("What is the out of disk space?")
+        );
+        // A question heading's auxiliary is written as a reader writes it.
+        assert_eq!(
+            follow_up("What Is Physical AI?").as_deref(),
+            Some("What is Physical AI?")
+        );
+        assert_eq!(
+            follow_up("How Does Discovery Work").as_deref(),
+            Some("How does Discovery Work?")
+        );
+        assert_eq!(
+            follow_up("What Gets Converted?").as_deref(),
+            Some("What Gets Converted?")
         );
         // An adverb before a verb is a task; an adjective in "-ly" before a noun is not.
         assert_eq!(
