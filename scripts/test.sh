@@ -53,6 +53,9 @@ suite "rustfmt" cargo fmt --all --check
 suite "clippy (native, missing docs denied)" cargo clippy --workspace --all-targets --release -- -D warnings
 suite "clippy (widget, encoder, Markdown, prompt and answer cores, wasm32)" cargo clippy "${wasm_clippy[@]}" --target wasm32-unknown-unknown --all-targets -- -D warnings
 suite "clippy (retrieval core's browser JSON path, wasm32)" cargo clippy -p book-retrieval --features browser-json --target wasm32-unknown-unknown --lib -- -D warnings
+# The browser benchmark harness is its own workspace (scripts/bench.sh builds it): checked here so
+# that a change to the cores' API cannot leave the benchmark unbuildable unnoticed.
+suite "clippy (browser benchmark harness, wasm32)" cargo clippy --manifest-path bench/Cargo.toml --target wasm32-unknown-unknown --lib -- -D warnings
 # With PostgreSQL from Debian's packages (a throwaway cluster on 127.0.0.1) for the proxy's feedback store;
 # --include-ignored runs the tests that need the real books, the model or PostgreSQL.
 suite "retrieval, answer and prompt cores, index builder (quality bar on five books), proxy" \

@@ -352,6 +352,7 @@ impl Book {
         let (mut enc, mut search, mut total) = (Vec::new(), Vec::new(), Vec::new());
         let mut answer = Vec::new();
         let prefs = book_answer::Preferences::default();
+        let words = book_answer::Words::default();
         let embed = |t: &str, max_tokens: usize| Some(self.encoder.encode_opening(t, max_tokens));
         let mut results = Vec::new();
         for round in 0..rounds.max(1) {
@@ -376,7 +377,7 @@ impl Book {
                         book_answer::found::collect(&self.index, &self.texts, &r, v.clone());
                     let with_encoder: Option<book_answer::Embed> =
                         (mode == Mode::Hybrid).then_some(&embed);
-                    let composed = book_answer::compose(q, &found, with_encoder, &prefs);
+                    let composed = book_answer::compose(q, &found, with_encoder, &prefs, &words);
                     answer.push(now() - t3);
                     std::hint::black_box(composed);
                 }
