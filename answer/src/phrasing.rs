@@ -1121,8 +1121,8 @@ pub fn kind_follow_up(parent: &str, section: &str) -> Option<String> {
     {
         return None;
     }
-    let name = if acronym { name } else { name.to_lowercase() };
-    let article = indefinite_article(&name.to_lowercase());
+    let article = indefinite_article(&lower);
+    let name = if acronym { name } else { lower };
     Some(format!("What is {article} {name} {kind}?"))
 }
 
@@ -1361,10 +1361,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         return match lower_words.get(1).map(String::as_str) {
             Some("to") if words.len() > 2 => base_verb(&lower_words[2])
                 .map(|v| format!("How do I {v} {}?", words[3..].join(" "))),
-            Some("do" | "does" | "is" | "are" | "can" | "should") if reader => {
-                Some(format!("{}?", question_case(&h)))
+            Some("do" | "does" | "is" | "are" | "can" | "should") => {
+                Some(format!("{}?", if reader { question_case(&h) } else { h }))
             }
-            Some("do" | "does" | "is" | "are" | "can" | "should") => Some(format!("{h}?")),
             _ => None,
         };
     }

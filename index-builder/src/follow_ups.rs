@@ -35,11 +35,11 @@ pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
             let kind = parent
                 .zip(meta.section.as_deref())
                 .and_then(|(parent, section)| kind_follow_up(parent, section));
-            kind.or_else(|| {
-                section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
-                    .map(|q| in_book_case(&q, &casing, &counted))
-            })
-            .unwrap_or_default()
+            // The kind's question only stands in for one the section would have: a quiz's
+            // sections, and the others `section_follow_up` skips, stay without.
+            section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
+                .map(|q| kind.unwrap_or_else(|| in_book_case(&q, &casing, &counted)))
+                .unwrap_or_default()
         })
         .collect()
 }
