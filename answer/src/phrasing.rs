@@ -1754,6 +1754,21 @@ pub struct BookCasing {
     pub names: Vec<String>,
 }
 
+/// A word as a heading capitalizes it: one capital letter first, then lowercase ("Sensor", not
+/// "ROS", "MkDocs", "3D"). In a compound, each later part is capitalized or lowercase
+/// ("Multi-domain", "Sim-to-Real"). The one test of the book's casing (`index-builder`'s
+/// `casing::book_casing`) and of the questions it recases ([`in_book_case`]).
+pub fn capitalized(word: &str) -> bool {
+    let title = |part: &str| {
+        let mut chars = part.chars();
+        chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase)
+    };
+    let mut parts = word.split('-');
+    parts.next().is_some_and(title)
+        && word.chars().count() >= 2
+        && parts.all(|p| !p.is_empty() && (title(p) || p.chars().all(char::is_lowercase)))
+}
+
 /// Whether `list` (sorted) holds `word`.
 fn listed_in(list: &[String], word: &str) -> bool {
     list.binary_search_by(|w| w.as_str().cmp(word)).is_ok()
@@ -1781,11 +1796,7 @@ pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns)
                 .rev()
                 .find(|(_, c)| c.is_alphabetic())
                 .map_or(start, |(i, c)| start + i + c.len_utf8());
-            let word = &piece[start..end];
-            let mut chars = word.chars();
-            let capitalized = chars.next().is_some_and(char::is_uppercase)
-                && word.chars().count() >= 2
-                && chars.all(char::is_lowercase);
+            let capitalized = capitalized(&piece[start..end]);
             let quotes = piece.matches(['"', '“', '”']).count();
             // Quoted text, and a component's tag ("<Head/>"), are never recased.
             let inside = quoted || quotes > 0 || piece.contains(['<', '>']);
@@ -1826,12 +1837,14 @@ pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns)
         i += 1;
         runs.push(start..i);
     }
-    // A capitalized compound ("Dual-Arm", "End-to-End") counts as a name.
+    let lowercase = |p: &Piece| p.3 && listed_in(&casing.lowercase, &word(p));
+    let common = |p: &Piece| !p.3 || lowercase(p);
+    // A capitalized compound ("Dual-Arm", "GPU-Accelerated") counts as a name unless the prose
+    // writes it in lowercase ("sim-to-real").
     let compound = |p: &Piece| {
         let w = &p.0[p.1..p.2];
-        w.contains('-') && w.chars().next().is_some_and(char::is_uppercase)
+        w.contains('-') && w.starts_with(char::is_uppercase) && !lowercase(p)
     };
-    let common = |p: &Piece| !p.3 || listed_in(&casing.lowercase, &word(p));
     let name = |p: &Piece| compound(p) || (p.3 && listed_in(&casing.names, &word(p)));
     let mut lowered = vec![false; pieces.len()];
     for run in runs {
@@ -2801,6 +2814,25 @@ mod tests {
     }
 
     #[test]
+    fn capitalized_words_are_one_capital_then_lowercase() {
+        for w in ["Sensor", "Multi-domain", "Sim-to-Real", "X-ray"] {
+            assert!(capitalized(w), "{w}");
+        }
+        for w in [
+            "ROS",
+            "MkDocs",
+            "3D",
+            "A",
+            "sensor",
+            "GPU-Accelerated",
+            "Multi-",
+            "Wi-FI",
+        ] {
+            assert!(!capitalized(w), "{w}");
+        }
+    }
+
+    #[test]
     fn follow_ups_take_the_books_casing() {
         let book = casing(
             &[
@@ -2808,9 +2840,11 @@ mod tests {
                 "evaluation",
                 "fusion",
                 "head",
+                "multi-domain",
                 "no",
                 "rendering",
                 "sensor",
+                "sim-to-real",
                 "static",
                 "with",
             ],
@@ -2860,6 +2894,19 @@ mod tests {
         assert_eq!(
             cased("What is Sensor Fusion for Dual-Arm Cameras?"),
             "What is sensor fusion for Dual-Arm Cameras?"
+        );
+        // A compound the prose writes in lowercase is a common word.
+        assert_eq!(
+            cased("What is Multi-domain Rendering?"),
+            "What is multi-domain rendering?"
+        );
+        assert_eq!(
+            cased("What is the Sim-to-Real Sensor Fusion?"),
+            "What is the sim-to-real sensor fusion?"
+        );
+        assert_eq!(
+            cased("What is GPU-Accelerated Sensor Fusion?"),
+            "What is GPU-Accelerated Sensor Fusion?"
         );
         // A word the prose never writes ("Voice"): the question stays as the heading has it.
         assert_eq!(

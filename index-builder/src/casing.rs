@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use book_answer::phrasing::{BookCasing, CountedNouns};
+use book_answer::phrasing::{capitalized, BookCasing, CountedNouns};
 
 use crate::chunker::BuiltChunk;
 
@@ -19,14 +19,6 @@ const MIN_NAME: usize = 2;
 /// A word the book also capitalizes mid-sentence keeps its capital unless the lowercase form is
 /// this many times more frequent ("Python" in "python3 script.py" and "Python nodes" stays).
 const LOWERCASE_RATIO: usize = 3;
-
-/// A heading word written with one capital letter first ("Sensor", not "ROS", "MkDocs", "3D").
-fn capitalized(word: &str) -> bool {
-    let mut chars = word.chars();
-    chars.next().is_some_and(char::is_uppercase)
-        && word.chars().count() >= 2
-        && chars.all(char::is_lowercase)
-}
 
 /// How the prose writes the capitalized heading words (section headings and page titles), by
 /// their lowercase forms, sorted and distinct:
@@ -254,11 +246,18 @@ fn heading_texts(chunks: &[BuiltChunk]) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The plain words of `text`: letters only, punctuation around them dropped.
+/// The plain words of `text`: letters only, punctuation around them dropped; a compound's
+/// parts stay joined ("multi-domain").
 fn words_of(text: &str) -> impl Iterator<Item = &str> {
     text.split_whitespace()
         .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|w| !w.is_empty() && w.chars().all(char::is_alphabetic))
+        .filter(|w| is_word(w))
+}
+
+/// Letters only, or a compound of such parts joined by hyphens.
+fn is_word(w: &str) -> bool {
+    w.split('-')
+        .all(|part| !part.is_empty() && part.chars().all(char::is_alphabetic))
 }
 
 /// Adds `text`'s lowercase and mid-sentence capitalized uses of the `wanted` words.
@@ -275,7 +274,7 @@ fn count(text: &str, wanted: &mut HashMap<String, (usize, usize)>) {
             // Inline code, paths, URLs, link targets, identifiers: not prose.
             let prose = !code && !token.contains(['/', '=', '_', '@', '\\', '<', '>', '{', '}']);
             let word = token.trim_matches(|c: char| !c.is_alphanumeric());
-            if prose && !word.is_empty() && word.chars().all(char::is_alphabetic) {
+            if prose && is_word(word) {
                 let lower = word.to_lowercase();
                 if let Some((lowercase, mid_capital)) = wanted.get_mut(&lower) {
                     if word == lower {
@@ -339,6 +338,11 @@ mod tests {
             chunk("Practice", "In practice the practice of Practice matters."),
             chunk("Evaluation metrics", "Run the evaluation once."),
             chunk("Metrics", "Read the metrics once."),
+            chunk(
+                "Multi-domain deployment",
+                "A multi-domain setup. Close the Sim-to-Real Gap: the sim-to-real gap, twice \
+                 sim-to-real.",
+            ),
         ];
         let casing = book_casing(&chunks);
         let words = &casing.lowercase;
@@ -349,6 +353,8 @@ mod tests {
         // metrics"), not for a title ("Metrics").
         assert!(words.contains(&"evaluation".to_string()), "{words:?}");
         assert!(!words.contains(&"metrics".to_string()), "{words:?}");
+        // A compound counts as one word, and so does its lowercase use.
+        assert!(words.contains(&"multi-domain".to_string()), "{words:?}");
         // Names the prose capitalizes mid-sentence keep their capitals.
         assert!(!words.contains(&"isaac".to_string()));
         assert!(!words.contains(&"sim".to_string()));
