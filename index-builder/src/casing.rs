@@ -22,15 +22,17 @@ const LOWERCASE_RATIO: usize = 3;
 
 /// How the prose writes the capitalized heading words (section headings and page titles), by
 /// their lowercase forms, sorted and distinct:
-/// - `lowercase`: in lowercase at least [`MIN_LOWERCASE`] times (once for the first word of a
-///   heading in sentence case, whose capital only opens it: "Evaluation metrics"), and
-///   [`LOWERCASE_RATIO`] times as often as capitalized in mid-sentence;
+/// - `lowercase`: in lowercase at least [`MIN_LOWERCASE`] times, and [`LOWERCASE_RATIO`] times
+///   as often as capitalized in mid-sentence. The first word of a heading in sentence case, whose
+///   capital only opens it ("Evaluation metrics", "Auto-hide sticky navbar"), needs only the
+///   ratio: a word the prose never capitalizes mid-sentence is common there, even one it never
+///   writes;
 /// - `names`: capitalized in mid-sentence at least [`MIN_NAME`] times, and more often than in
 ///   lowercase ("Isaac", "Python"); a word written both ways ("Role" in a bold label, "role" in
 ///   sentences) is neither.
 ///
-/// A word the prose never writes is in neither. Code blocks, inline code, links' targets and
-/// words at the start of a sentence, line, list item or table cell are not counted.
+/// Any other word the prose never writes is in neither. Code blocks, inline code, links' targets
+/// and words at the start of a sentence, line, list item or table cell are not counted.
 pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
     let mut opening: HashSet<String> = HashSet::new();
@@ -49,12 +51,8 @@ pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     }
     let mut casing = BookCasing::default();
     for (word, (lower, mid_capital)) in wanted {
-        let least = if opening.contains(&word) {
-            1
-        } else {
-            MIN_LOWERCASE
-        };
-        if lower >= least && lower >= LOWERCASE_RATIO * mid_capital {
+        let enough = opening.contains(&word) || lower >= MIN_LOWERCASE;
+        if enough && lower >= LOWERCASE_RATIO * mid_capital {
             casing.lowercase.push(word);
         } else if mid_capital >= MIN_NAME && mid_capital > lower {
             casing.names.push(word);
@@ -338,6 +336,8 @@ mod tests {
             chunk("Practice", "In practice the practice of Practice matters."),
             chunk("Evaluation metrics", "Run the evaluation once."),
             chunk("Metrics", "Read the metrics once."),
+            chunk("Teleoperation setup", "Set it up."),
+            chunk("Headless mode", "Run it Headless twice: Headless."),
             chunk(
                 "Multi-domain deployment",
                 "A multi-domain setup. Close the Sim-to-Real Gap: the sim-to-real gap, twice \
@@ -353,6 +353,9 @@ mod tests {
         // metrics"), not for a title ("Metrics").
         assert!(words.contains(&"evaluation".to_string()), "{words:?}");
         assert!(!words.contains(&"metrics".to_string()), "{words:?}");
+        // Even never, unless the prose capitalizes it mid-sentence.
+        assert!(words.contains(&"teleoperation".to_string()), "{words:?}");
+        assert!(!words.contains(&"headless".to_string()), "{words:?}");
         // A compound counts as one word, and so does its lowercase use.
         assert!(words.contains(&"multi-domain".to_string()), "{words:?}");
         // Names the prose capitalizes mid-sentence keep their capitals.
