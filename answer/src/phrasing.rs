@@ -83,12 +83,14 @@ const VERBS: &[&str] = &[
     "balance",
     "bridge",
     "build",
+    "calculate",
     "calibrate",
     "call",
     "capture",
     "change",
     "check",
     "choose",
+    "clone",
     "collect",
     "compare",
     "compute",
@@ -724,6 +726,16 @@ const NOUN_MODIFIERS: &[&str] = &[
     "update",
 ];
 
+/// Labels before a colon that say the section is an example of what follows ("Practical
+/// Example: Multi-Robot System"); numbered ones ("Example 2: …") are [`only_label`]'s.
+const EXAMPLE_LABELS: &[&str] = &[
+    "example",
+    "practical example",
+    "worked example",
+    "example scenario",
+    "case study",
+];
+
 /// Whether `h` is only labels and their numbers or ranges ("Question 7", "Step 2", "Weeks 4-6",
 /// "Module 1, Chapter 1, Page 3b").
 fn only_label(h: &str) -> bool {
@@ -1194,6 +1206,27 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         h.find(": ")
     };
     let h = match colon.map(|i| (&h[..i], &h[i + 2..])) {
+        // "Practical Example: Robot Delivery System": an example of the thing after the colon,
+        // asked for by it ("Can you show the robot delivery system example?"); a tail that is a
+        // sentence ("Camera Sees a Cup") names no thing.
+        Some((head, tail))
+            if reader && EXAMPLE_LABELS.contains(&head.trim().to_lowercase().as_str()) =>
+        {
+            let tail = tail.trim();
+            let words: Vec<String> = tail.split_whitespace().map(str::to_lowercase).collect();
+            let sentence = words
+                .iter()
+                .any(|w| ["a", "an", "the"].contains(&w.as_str()));
+            if words.is_empty() || words.len() > 5 || sentence {
+                return None;
+            }
+            let example = if title_case(tail) {
+                "Example"
+            } else {
+                "example"
+            };
+            return Some(show(&format!("{tail} {example}")));
+        }
         // "Lab Tier 1: Economy Lab": a label before the colon, the topic after it; a test's
         // ("Test Scenario 2: Plan to Execution") names the steps it runs through, not a topic.
         Some((head, tail)) if reader && only_label(head) => {
@@ -2255,6 +2288,21 @@ mod tests {
                 Some("What is Isaac Sim?"),
             ),
             ("Sensor Tests (via ROS 2)", Some("What are Sensor Tests?")),
+            // An example of the thing after the colon; a sentence there names none.
+            (
+                "Practical Example: Robot Delivery System",
+                Some("Can you show the Robot Delivery System Example?"),
+            ),
+            (
+                "Example: Office robot (SDF world)",
+                Some("Can you show the office robot example?"),
+            ),
+            ("Example: Camera Sees a Cup", None),
+            (
+                "Exercise 3: Calculate Inertia",
+                Some("How do I calculate Inertia?"),
+            ),
+            ("Step 1: Clone and Build", None),
             ("🙏 Acknowledgments", None),
             ("Key Concepts Summary", None),
             ("Key Terms", None),
