@@ -80,6 +80,35 @@ pub struct Answering<'a> {
     pub llm: bool,
 }
 
+/// The search for `question` (searched as `query`, its stand-alone form), asked from `page` in a
+/// conversation whose last answer listed `previous_page` first.
+fn search_request<'a>(
+    query: &'a str,
+    question: &'a str,
+    offered_by: Option<&'a str>,
+    page: &'a PageContext,
+    previous_page: Option<&'a str>,
+) -> book_retrieval::SearchRequest<'a> {
+    let selection = page.selection.as_deref();
+    let mut req = book_retrieval::SearchRequest::new(query, None);
+    req.k = DEFAULT_TOP_K;
+    req.current_page_url = (!page.url.is_empty()).then_some(page.url.as_str());
+    req.conversation_page_url =
+        book_answer::followup::conversation_page(question, selection, previous_page);
+    req.asked = Some(question);
+    req.offered_by = offered_by;
+    req
+}
+
+/// The conversation a question is asked in.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Conversation<'a> {
+    /// The earlier answered turns, oldest first.
+    pub history: &'a [Turn],
+    /// The URL of the first source the last of them listed (`Session::previous_page`).
+    pub previous_page: Option<&'a str>,
+}
+
 /// Plans an answer to `question`, asked from `page` (`offered_by`: the URL of the section that
 /// offered it as a follow-up, when the reader clicked it; see [`Suggestion`]).
 pub fn plan(
@@ -87,9 +116,13 @@ pub fn plan(
     question: &str,
     offered_by: Option<&str>,
     page: &PageContext,
-    history: &[Turn],
+    conversation: &Conversation,
     how: &Answering,
 ) -> Plan {
+    let Conversation {
+        history,
+        previous_page,
+    } = *conversation;
     let Answering {
         prefs,
         words,
@@ -97,13 +130,13 @@ pub fn plan(
         llm,
     } = *how;
     let query = standalone_query(question, history, page.selection.as_deref());
-    let page_url = (!page.url.is_empty()).then_some(page.url.as_str());
-    let mut req = book_retrieval::SearchRequest::new(&query, None);
-    req.k = DEFAULT_TOP_K;
-    req.current_page_url = page_url;
-    req.asked = Some(question);
-    req.offered_by = offered_by;
-    let found = retriever.search(req);
+    let found = retriever.search(search_request(
+        &query,
+        question,
+        offered_by,
+        page,
+        previous_page,
+    ));
     if found.refused || found.sources.is_empty() {
         return Plan::Refuse(direct(book_answer::compose(
             &query, &found, None, &prefs, words,
@@ -199,7 +232,7 @@ mod tests {
             question,
             None,
             &page,
-            &[],
+            &Conversation::default(),
             &Answering {
                 prefs: Preferences::default(),
                 words: &Words::default(),
@@ -207,6 +240,28 @@ mod tests {
                 llm,
             },
         )
+    }
+
+    #[test]
+    fn a_follow_up_favours_the_page_the_conversation_was_answered_from() {
+        let previous = Some("/docs/gazebo#bridging-topics");
+        let favoured = |question: &str, selection: Option<&str>| {
+            let page = PageContext {
+                url: "/docs/ros".into(),
+                selection: selection.map(str::to_string),
+                ..PageContext::default()
+            };
+            search_request(question, question, None, &page, previous)
+                .conversation_page_url
+                .map(str::to_string)
+        };
+        assert_eq!(
+            favoured("How do I run it?", None).as_deref(),
+            previous,
+            "a follow-up"
+        );
+        assert_eq!(favoured("What does a world file describe?", None), None);
+        assert_eq!(favoured(EXPLAIN_THIS, Some("a passage")), None);
     }
 
     #[test]

@@ -251,17 +251,31 @@ impl Session {
         self.exchanges.iter_mut().find(|e| e.id == id)
     }
 
-    /// Completed earlier turns before exchange `id`, oldest first, for the prompt and query rewriting.
-    pub fn turns_before(&self, id: u64) -> Vec<Turn> {
+    /// The exchanges before `id` that were answered (not refused, not empty), oldest first.
+    fn answered_before(&self, id: u64) -> impl Iterator<Item = &Exchange> {
         self.exchanges
             .iter()
-            .take_while(|e| e.id != id)
+            .take_while(move |e| e.id != id)
             .filter(|e| !e.answer.is_empty() && e.mode != Mode::Refusal)
+    }
+
+    /// Completed earlier turns before exchange `id`, oldest first, for the prompt and query rewriting.
+    pub fn turns_before(&self, id: u64) -> Vec<Turn> {
+        self.answered_before(id)
             .map(|e| Turn {
                 question: e.question.clone(),
                 answer: e.answer.clone(),
             })
             .collect()
+    }
+
+    /// The URL of the first source the last answer before exchange `id` listed: a follow-up's
+    /// search favours its page (`book_answer::followup::conversation_page`).
+    pub fn previous_page(&self, id: u64) -> Option<&str> {
+        self.answered_before(id)
+            .last()
+            .and_then(|e| e.sources.first())
+            .map(|s| s.url.as_str())
     }
 
     /// "New chat": same preferences, new id, no messages.
@@ -318,6 +332,36 @@ mod tests {
     }
 
     #[test]
+    fn a_follow_ups_page_is_the_last_answers_first_source() {
+        let source = |url: &str| SourceRef {
+            chapter: "Gazebo".into(),
+            section: None,
+            parent: None,
+            url: url.into(),
+            excerpt: String::new(),
+            score: 0.5,
+        };
+        let mut s = Session::new("sid".into(), 1000.0);
+        let answered = |s: &mut Session, mode: Mode, urls: &[&str]| {
+            let id = s.push("q".into(), None, 1000.0);
+            let e = s.get_mut(id).unwrap();
+            e.answer = "a".into();
+            e.mode = mode;
+            e.sources = urls.iter().map(|u| source(u)).collect();
+            id
+        };
+        answered(&mut s, Mode::Extractive, &["/docs/ros#nodes", "/docs/urdf"]);
+        let second = answered(&mut s, Mode::Llm, &["/docs/gazebo#bridging", "/docs/ros"]);
+        let refused = answered(&mut s, Mode::Refusal, &["/docs/urdf"]);
+        let asked = s.push("and then?".into(), None, 1000.0);
+        // A refusal is no turn: the page is the answer's before it.
+        assert_eq!(s.previous_page(asked), Some("/docs/gazebo#bridging"));
+        assert_eq!(s.previous_page(refused), Some("/docs/gazebo#bridging"));
+        assert_eq!(s.previous_page(second), Some("/docs/ros#nodes"));
+        assert_eq!(s.previous_page(1), None);
+    }
+
+    #[test]
     fn round_trips_and_restores() {
         let mut s = Session::new("sid".into(), 1000.0);
         let id = s.push("What is ROS?".into(), Some("sel".into()), 1000.0);
@@ -339,6 +383,8 @@ mod tests {
         assert_eq!(r.id, "sid");
         assert_eq!(r.exchanges, s.exchanges);
         assert_eq!(r.turns_before(u64::MAX).len(), 1);
+        // The first answer listed no source: no page to favour.
+        assert_eq!(r.previous_page(u64::MAX), None);
     }
 
     #[test]

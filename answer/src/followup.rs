@@ -268,6 +268,18 @@ pub fn standalone_query(question: &str, history: &[Turn], selection: Option<&str
         .to_string()
 }
 
+/// The page a follow-up's search favours ([`book_retrieval::SearchRequest::conversation_page_url`]):
+/// `previous_page`, the page of the previous answer's best source, when `question` is a follow-up
+/// that borrows the previous turn's words ([`standalone_query`]); `None` for a question that does
+/// not, or asked about a selected passage (the passage is its subject).
+pub fn conversation_page<'a>(
+    question: &str,
+    selection: Option<&str>,
+    previous_page: Option<&'a str>,
+) -> Option<&'a str> {
+    previous_page.filter(|_| selection.is_none() && is_follow_up(question))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +289,22 @@ mod tests {
             question: q.into(),
             answer: a.into(),
         }
+    }
+
+    #[test]
+    fn only_a_follow_up_favours_the_previous_answers_page() {
+        let page = Some("/docs/isaac");
+        assert_eq!(conversation_page("How do I install it?", None, page), page);
+        assert_eq!(conversation_page("and for zsh?", None, page), page);
+        assert_eq!(
+            conversation_page("How do I launch Gazebo worlds?", None, page),
+            None
+        );
+        assert_eq!(
+            conversation_page("Explain this", Some("a passage"), page),
+            None
+        );
+        assert_eq!(conversation_page("How do I install it?", None, None), None);
     }
 
     #[test]

@@ -66,6 +66,8 @@ fn find_query(
     let mut req = SearchRequest::new(query, None);
     req.k = book_retrieval::index::DEFAULT_K;
     req.current_page_url = asked.page;
+    req.conversation_page_url =
+        book_answer::followup::conversation_page(question, asked.selection, asked.previous_page);
     req.asked = Some(question);
     req.offered_by = asked.offered_by;
     if encoder.is_none() {
@@ -85,6 +87,9 @@ pub struct Asked<'a> {
     /// The conversation's earlier answered turns, oldest first (refusals are not turns, as in the
     /// widget): a follow-up borrows the previous turn's topic words.
     pub history: &'a [Turn],
+    /// The page of the last turn's best source (the first source its answer listed): a
+    /// follow-up's search favours it (`book_answer::followup::conversation_page`).
+    pub previous_page: Option<&'a str>,
     /// The URL of the section that offered the question as a follow-up, when the reader clicked
     /// it (`book_answer::suggest::Suggestion::url`).
     pub offered_by: Option<&'a str>,
@@ -234,17 +239,21 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
 /// A bad line gets an error on stderr and is skipped.
 pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Result<()> {
     let encoder = asset.asset.encoder.as_ref().filter(|_| !before_encoder);
-    let mut conversations: HashMap<String, Vec<Turn>> = HashMap::new();
+    // Each conversation's answered turns, and the page of its last answer's best source.
+    let mut conversations: HashMap<String, (Vec<Turn>, Option<String>)> = HashMap::new();
     for_each_question(batch, |q| {
         let key = q.conversation.as_ref().map(|c| c.to_string());
-        let history = key
+        let (history, previous_page) = key
             .as_ref()
             .and_then(|k| conversations.get(k))
-            .map_or(&[][..], Vec::as_slice);
+            .map_or((&[][..], None), |(turns, page)| {
+                (turns.as_slice(), page.as_deref())
+            });
         let asked = Asked {
             page: q.page.as_deref(),
             selection: q.selection.as_deref(),
             history,
+            previous_page,
             offered_by: q.offered_by.as_deref(),
         };
         let a = answer(
@@ -255,10 +264,12 @@ pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Res
             &asked,
         );
         if let Some(k) = key.filter(|_| !a.refused) {
-            conversations.entry(k).or_default().push(Turn {
+            let (turns, page) = conversations.entry(k).or_default();
+            turns.push(Turn {
                 question: q.question.trim().to_string(),
                 answer: a.markdown.clone(),
             });
+            *page = a.sources.first().map(|s| s.url.clone());
         }
         row(&asset.asset.index, q.id, a)
     })

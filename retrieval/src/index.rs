@@ -204,6 +204,10 @@ pub struct SearchRequest<'a> {
     pub k: usize,
     /// URL (without anchor) of the page the reader is on; its chunks get a boost.
     pub current_page_url: Option<&'a str>,
+    /// URL of the page a follow-up's conversation was answered from (the previous answer's best
+    /// source): a reader's follow-up stays on its subject, so that page's chunks get the same
+    /// boost (once for a chunk on both pages). `None` for a question that is not a follow-up.
+    pub conversation_page_url: Option<&'a str>,
     /// The reader's own words, when `query` adds others to them (a follow-up's borrowed topic
     /// words); `None`: `query`. A question that is word for word a section's follow-up
     /// ([`IndexMeta::follow_ups`]) ranks that section first: see [`Index::chunks_offering`].
@@ -226,6 +230,7 @@ impl<'a> SearchRequest<'a> {
             query_vector,
             k: DEFAULT_K,
             current_page_url: None,
+            conversation_page_url: None,
             asked: None,
             offered_by: None,
             mode: Mode::Hybrid,
@@ -746,8 +751,8 @@ impl Index {
             hits.iter()
                 .filter_map(|h| (h.bm25 > 0.0).then_some((h.chunk, h.bm25))),
         );
-        let on_current_page = |chunk: u32| {
-            req.current_page_url.is_some_and(|url| {
+        let on_page = |chunk: u32, url: Option<&str>| {
+            url.is_some_and(|url| {
                 let page = self.meta.chunks[chunk as usize].page as usize;
                 self.meta
                     .pages
@@ -755,7 +760,11 @@ impl Index {
                     .is_some_and(|p| same_page(&p.url, url))
             })
         };
-        for h in hits.iter_mut().filter(|h| on_current_page(h.chunk)) {
+        let on_current_page = |chunk: u32| on_page(chunk, req.current_page_url);
+        for h in hits
+            .iter_mut()
+            .filter(|h| on_current_page(h.chunk) || on_page(h.chunk, req.conversation_page_url))
+        {
             h.score += s.current_page_boost;
         }
         crate::sort::sort_by(&mut hits, &by_score);
@@ -1069,6 +1078,34 @@ mod tests {
             "the passage is the question"
         );
         assert_eq!(lifted.hits[0].chunk, 3);
+    }
+
+    #[test]
+    fn a_follow_ups_conversation_page_gets_the_current_page_boost_once() {
+        let idx = crate::testing::index();
+        let scores = |current: Option<&str>, conversation: Option<&str>| {
+            let mut req = super::SearchRequest::new("topics and physics", None);
+            req.current_page_url = current;
+            req.conversation_page_url = conversation;
+            let hits = idx.search(&req).hits;
+            let of = |chunk: u32| hits.iter().find(|h| h.chunk == chunk).map(|h| h.score);
+            (of(0), of(2))
+        };
+        let gazebo = Some(idx.meta.pages[1].url.as_str());
+        let (nodes, physics) = scores(None, None);
+        let (nodes_after, physics_after) = scores(None, gazebo);
+        let boost = super::SearchSettings::default().current_page_boost;
+        assert_eq!(
+            nodes_after, nodes,
+            "another page's section is left as it was"
+        );
+        let raised = physics_after.zip(physics).map(|(a, b)| a - b);
+        assert!(
+            raised.is_some_and(|d| (d - boost).abs() < 1e-6),
+            "{raised:?}"
+        );
+        // On the current page as well: boosted once.
+        assert_eq!(scores(gazebo, gazebo), scores(gazebo, None));
     }
 
     #[test]

@@ -503,9 +503,10 @@ impl Conversation {
             return Ok(());
         };
         let llm = self.llm_available().await;
-        let (history, sid, prefs) = {
+        let (history, previous_page, sid, prefs) = {
             let s = self.session.borrow();
-            (s.turns_before(id), s.id.clone(), s.prefs)
+            let previous_page = s.previous_page(id).map(str::to_string);
+            (s.turns_before(id), previous_page, s.id.clone(), s.prefs)
         };
         let page = self.host.page(ex.selection.clone());
         let plan = answer::plan(
@@ -513,7 +514,10 @@ impl Conversation {
             &ex.question,
             ex.offered_by.as_deref(),
             &page,
-            &history,
+            &answer::Conversation {
+                history: &history,
+                previous_page: previous_page.as_deref(),
+            },
             &answer::Answering {
                 prefs,
                 words: &self.words,
