@@ -100,9 +100,9 @@ fn search_request<'a>(
     req
 }
 
-/// The conversation a question is asked in.
+/// What came before a question in its conversation.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Conversation<'a> {
+pub struct ConversationSoFar<'a> {
     /// The earlier answered turns, oldest first.
     pub history: &'a [Turn],
     /// The URL of the first source the last of them listed (`Session::previous_page`).
@@ -116,10 +116,10 @@ pub fn plan(
     question: &str,
     offered_by: Option<&str>,
     page: &PageContext,
-    conversation: &Conversation,
+    conversation: &ConversationSoFar,
     how: &Answering,
 ) -> Plan {
-    let Conversation {
+    let ConversationSoFar {
         history,
         previous_page,
     } = *conversation;
@@ -232,7 +232,7 @@ mod tests {
             question,
             None,
             &page,
-            &Conversation::default(),
+            &ConversationSoFar::default(),
             &Answering {
                 prefs: Preferences::default(),
                 words: &Words::default(),

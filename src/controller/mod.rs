@@ -514,7 +514,7 @@ impl Conversation {
             &ex.question,
             ex.offered_by.as_deref(),
             &page,
-            &answer::Conversation {
+            &answer::ConversationSoFar {
                 history: &history,
                 previous_page: previous_page.as_deref(),
             },
