@@ -55,19 +55,33 @@ pub fn passages(text: &str) -> Vec<Passage> {
     // The last paragraph or item that gave no passage (see `Passage::label`), until a passage is
     // made.
     let mut label: Option<String> = None;
+    // Whether the last list item ended with "," or ";": the items are one sentence's parts.
+    let mut enumerating = false;
     let flush = |para: &mut String,
                  out: &mut Vec<Passage>,
                  in_item: &mut bool,
-                 label: &mut Option<String>| {
+                 label: &mut Option<String>,
+                 enumerating: &mut bool| {
         let before = out.len();
         let text = para.trim().to_string();
+        let item = std::mem::take(in_item);
         // A list item is its own block: items never run together into one "sentence", and a short
-        // one (a table of contents, a heading list, navigation) is not prose.
-        if std::mem::take(in_item)
-            && text.split_whitespace().count() < MIN_ITEM_WORDS
-            && !ends_sentence(&text)
+        // one (a table of contents, a heading list, navigation) is not prose. Nor is a part of a
+        // sentence the list spells out item by item ("It publishes:" then "the odometry of the
+        // robot on a topic such as …,"): lowercase, it ends with ",", ";", "and" or "or", or
+        // follows one that does.
+        let continues = text.ends_with([',', ';'])
+            || text.ends_with(" and")
+            || text.ends_with(" or");
+        let part = item && text.starts_with(char::is_lowercase) && (continues || *enumerating);
+        if item
+            && (part || (text.split_whitespace().count() < MIN_ITEM_WORDS && !ends_sentence(&text)))
         {
             para.clear();
+        }
+        // A blank line between two items of a loose list ends nothing.
+        if !text.is_empty() {
+            *enumerating = item && continues;
         }
         for s in sentences(para) {
             if is_quotable(&s) {
@@ -116,7 +130,13 @@ pub fn passages(text: &str) -> Vec<Passage> {
             continue;
         }
         if let Some(fence) = Fence::open(line) {
-            flush(&mut para, &mut out, &mut in_item, &mut label);
+            flush(
+                &mut para,
+                &mut out,
+                &mut in_item,
+                &mut label,
+                &mut enumerating,
+            );
             let lang: String = t
                 .trim_start_matches(['`', '~'])
                 .split_whitespace()
@@ -129,12 +149,24 @@ pub fn passages(text: &str) -> Vec<Passage> {
             continue;
         }
         if t.is_empty() || is_markup_line(t) {
-            flush(&mut para, &mut out, &mut in_item, &mut label);
+            flush(
+                &mut para,
+                &mut out,
+                &mut in_item,
+                &mut label,
+                &mut enumerating,
+            );
             continue;
         }
         let item = strip_list_marker(t);
         if item.len() != t.len() {
-            flush(&mut para, &mut out, &mut in_item, &mut label);
+            flush(
+                &mut para,
+                &mut out,
+                &mut in_item,
+                &mut label,
+                &mut enumerating,
+            );
             para.push_str(strip_numbering(item));
             para.push(' ');
             in_item = true;
@@ -144,7 +176,13 @@ pub fn passages(text: &str) -> Vec<Passage> {
         para.push_str(if in_item { t } else { strip_numbering(t) });
         para.push(' ');
     }
-    flush(&mut para, &mut out, &mut in_item, &mut label);
+    flush(
+        &mut para,
+        &mut out,
+        &mut in_item,
+        &mut label,
+        &mut enumerating,
+    );
     out
 }
 
@@ -1416,6 +1454,30 @@ mod tests {
         assert!(ends_sentence("रोबोट चलता है।"));
         // A run of English labels is still not prose.
         assert!(prose("Robot Navigation Control System Overview Page").is_empty());
+    }
+
+    #[test]
+    fn the_parts_of_a_sentence_a_list_spells_out_are_not_sentences() {
+        let prose = |text: &str| -> Vec<String> {
+            passages(text)
+                .into_iter()
+                .filter(|p| p.kind == Kind::Prose)
+                .map(|p| p.text)
+                .collect()
+        };
+        let parts = "At this point, you should have:\n\n\
+                     - the source repo with the workflow set with the private key as a secret, and\n\
+                     - your deployment repo set with the public SSH key in its deploy keys.\n";
+        assert_eq!(prose(parts), ["At this point, you should have:"]);
+        let loose = "The visual SLAM node publishes two things:\n\n\
+                     - the odometry of the robot on a topic such as `/visual_slam/odometry`,\n\n\
+                     - the map of the landmarks it tracked on the topic named `/visual_slam/map`.\n";
+        assert_eq!(prose(loose), ["The visual SLAM node publishes two things:"]);
+        // Items that are sentences of their own stay, lowercase or not.
+        let own = "Keep these two rules in mind:\n\n\
+                   - the robot must be powered off before you connect the battery pack.\n\
+                   - Each joint is checked against its limits before the controller starts.\n";
+        assert_eq!(prose(own).len(), 3, "{:?}", prose(own));
     }
 
     #[test]
