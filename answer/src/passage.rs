@@ -70,9 +70,8 @@ pub fn passages(text: &str) -> Vec<Passage> {
         // sentence the list spells out item by item ("It publishes:" then "the odometry of the
         // robot on a topic such as …,"): lowercase, it ends with ",", ";", "and" or "or", or
         // follows one that does.
-        let continues = text.ends_with([',', ';'])
-            || text.ends_with(" and")
-            || text.ends_with(" or");
+        let continues =
+            text.ends_with([',', ';']) || text.ends_with(" and") || text.ends_with(" or");
         let part = item && text.starts_with(char::is_lowercase) && (continues || *enumerating);
         if item
             && (part || (text.split_whitespace().count() < MIN_ITEM_WORDS && !ends_sentence(&text)))
