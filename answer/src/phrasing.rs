@@ -736,6 +736,24 @@ const EXAMPLE_LABELS: &[&str] = &[
     "case study",
 ];
 
+/// Labels before a colon that say what kind of section follows, not its topic, which follows the
+/// colon ("Quick Start: Viewing a Simple URDF"); numbered ones ("Exercise 2: …") are
+/// [`only_label`]'s.
+const LEAD_LABELS: &[&str] = &[
+    "quick start",
+    "quickstart",
+    "tutorial",
+    "walkthrough",
+    "hands-on",
+    "hands-on lab",
+    "lab",
+    "exercise",
+    "challenge",
+    "try it",
+    "try it yourself",
+    "demo",
+];
+
 /// Whether `h` is only labels and their numbers or ranges ("Question 7", "Step 2", "Weeks 4-6",
 /// "Module 1, Chapter 1, Page 3b").
 fn only_label(h: &str) -> bool {
@@ -1229,7 +1247,11 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         }
         // "Lab Tier 1: Economy Lab": a label before the colon, the topic after it; a test's
         // ("Test Scenario 2: Plan to Execution") names the steps it runs through, not a topic.
-        Some((head, tail)) if reader && only_label(head) => {
+        Some((head, tail))
+            if reader
+                && (only_label(head)
+                    || LEAD_LABELS.contains(&head.trim().to_lowercase().as_str())) =>
+        {
             let lower = head.to_lowercase();
             if tail.trim().is_empty() || lower.contains("test") || lower.contains("scenario") {
                 return None;
@@ -2298,6 +2320,11 @@ mod tests {
                 Some("Can you show the office robot example?"),
             ),
             ("Example: Camera Sees a Cup", None),
+            // A label of the section's kind: the topic follows the colon.
+            (
+                "Quick Start: Viewing a Simple URDF",
+                Some("How do I view a Simple URDF?"),
+            ),
             (
                 "Exercise 3: Calculate Inertia",
                 Some("How do I calculate Inertia?"),
