@@ -45,26 +45,26 @@ const MIN_ITEM_WORDS: usize = 8;
 /// Longest prose sentence considered, in words (longer runs are lists glued together).
 const MAX_WORDS: usize = 90;
 
-/// The passages of `text`, in order.
-pub fn passages(text: &str) -> Vec<Passage> {
-    let mut out: Vec<Passage> = Vec::new();
-    let mut para = String::new();
-    let mut code: Option<(Fence, String, Vec<&str>)> = None;
-    // `para` holds a list item (with its continuation lines) rather than a paragraph.
-    let mut in_item = false;
-    // The last paragraph or item that gave no passage (see `Passage::label`), until a passage is
-    // made.
-    let mut label: Option<String> = None;
-    // Whether the last list item ended with "," or ";": the items are one sentence's parts.
-    let mut enumerating = false;
-    let flush = |para: &mut String,
-                 out: &mut Vec<Passage>,
-                 in_item: &mut bool,
-                 label: &mut Option<String>,
-                 enumerating: &mut bool| {
+/// What [`passages`] has read of the prose since its last passage.
+#[derive(Default)]
+struct Pending {
+    /// The paragraph or list item being read.
+    para: String,
+    /// `para` holds a list item (with its continuation lines) rather than a paragraph.
+    in_item: bool,
+    /// The last paragraph or item that gave no passage (see `Passage::label`), until a passage is
+    /// made.
+    label: Option<String>,
+    /// The last list item ended with ",", ";", "and" or "or": the items are one sentence's parts.
+    enumerating: bool,
+}
+
+impl Pending {
+    /// Makes the passages of the paragraph or item read so far.
+    fn flush(&mut self, out: &mut Vec<Passage>) {
         let before = out.len();
-        let text = para.trim().to_string();
-        let item = std::mem::take(in_item);
+        let text = self.para.trim().to_string();
+        let item = std::mem::take(&mut self.in_item);
         // A list item is its own block: items never run together into one "sentence", and a short
         // one (a table of contents, a heading list, navigation) is not prose. Nor is a part of a
         // sentence the list spells out item by item ("It publishes:" then "the odometry of the
@@ -72,17 +72,16 @@ pub fn passages(text: &str) -> Vec<Passage> {
         // follows one that does.
         let continues =
             text.ends_with([',', ';']) || text.ends_with(" and") || text.ends_with(" or");
-        let part = item && text.starts_with(char::is_lowercase) && (continues || *enumerating);
-        if item
-            && (part || (text.split_whitespace().count() < MIN_ITEM_WORDS && !ends_sentence(&text)))
-        {
-            para.clear();
+        let part = item && text.starts_with(char::is_lowercase) && (continues || self.enumerating);
+        let short = text.split_whitespace().count() < MIN_ITEM_WORDS && !ends_sentence(&text);
+        if item && (part || short) {
+            self.para.clear();
         }
         // A blank line between two items of a loose list ends nothing.
         if !text.is_empty() {
-            *enumerating = item && continues;
+            self.enumerating = item && continues;
         }
-        for s in sentences(para) {
+        for s in sentences(&self.para) {
             if is_quotable(&s) {
                 out.push(Passage {
                     kind: Kind::Prose,
@@ -92,13 +91,20 @@ pub fn passages(text: &str) -> Vec<Passage> {
                 });
             }
         }
-        para.clear();
+        self.para.clear();
         if out.len() > before {
-            *label = None;
+            self.label = None;
         } else if !text.is_empty() {
-            *label = Some(text);
+            self.label = Some(text);
         }
-    };
+    }
+}
+
+/// The passages of `text`, in order.
+pub fn passages(text: &str) -> Vec<Passage> {
+    let mut out: Vec<Passage> = Vec::new();
+    let mut pending = Pending::default();
+    let mut code: Option<(Fence, String, Vec<&str>)> = None;
     for line in text.lines() {
         let t = line.trim();
         if let Some((fence, lang, lines)) = code.as_mut() {
@@ -118,10 +124,10 @@ pub fn passages(text: &str) -> Vec<Passage> {
                         },
                         text: body.trim_end().to_string(),
                         intro,
-                        label: label.take().filter(|_| intro.is_none()),
+                        label: pending.label.take().filter(|_| intro.is_none()),
                     });
                 }
-                label = None;
+                pending.label = None;
                 code = None;
             } else {
                 lines.push(line);
@@ -129,13 +135,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
             continue;
         }
         if let Some(fence) = Fence::open(line) {
-            flush(
-                &mut para,
-                &mut out,
-                &mut in_item,
-                &mut label,
-                &mut enumerating,
-            );
+            pending.flush(&mut out);
             let lang: String = t
                 .trim_start_matches(['`', '~'])
                 .split_whitespace()
@@ -148,40 +148,27 @@ pub fn passages(text: &str) -> Vec<Passage> {
             continue;
         }
         if t.is_empty() || is_markup_line(t) {
-            flush(
-                &mut para,
-                &mut out,
-                &mut in_item,
-                &mut label,
-                &mut enumerating,
-            );
+            pending.flush(&mut out);
             continue;
         }
         let item = strip_list_marker(t);
         if item.len() != t.len() {
-            flush(
-                &mut para,
-                &mut out,
-                &mut in_item,
-                &mut label,
-                &mut enumerating,
-            );
-            para.push_str(strip_numbering(item));
-            para.push(' ');
-            in_item = true;
+            pending.flush(&mut out);
+            pending.para.push_str(strip_numbering(item));
+            pending.para.push(' ');
+            pending.in_item = true;
             continue;
         }
         // A line right after an item continues it (an item wrapped onto the next line).
-        para.push_str(if in_item { t } else { strip_numbering(t) });
-        para.push(' ');
+        let line = if pending.in_item {
+            t
+        } else {
+            strip_numbering(t)
+        };
+        pending.para.push_str(line);
+        pending.para.push(' ');
     }
-    flush(
-        &mut para,
-        &mut out,
-        &mut in_item,
-        &mut label,
-        &mut enumerating,
-    );
+    pending.flush(&mut out);
     out
 }
 
