@@ -81,20 +81,20 @@ pub struct Answering<'a> {
 }
 
 /// The search for `question` (searched as `query`, its stand-alone form), asked from `page` in a
-/// conversation whose last answer listed `previous_page` first.
+/// conversation whose last answer listed `previous_source` first.
 fn search_request<'a>(
     query: &'a str,
     question: &'a str,
     offered_by: Option<&'a str>,
     page: &'a PageContext,
-    previous_page: Option<&'a str>,
+    previous_source: Option<&'a str>,
 ) -> book_retrieval::SearchRequest<'a> {
     let selection = page.selection.as_deref();
     let mut req = book_retrieval::SearchRequest::new(query, None);
     req.k = DEFAULT_TOP_K;
     req.current_page_url = (!page.url.is_empty()).then_some(page.url.as_str());
-    req.conversation_page_url =
-        book_answer::followup::conversation_page(question, selection, previous_page);
+    req.conversation_source_url =
+        book_answer::followup::conversation_source(question, selection, previous_source);
     req.asked = Some(question);
     req.offered_by = offered_by;
     req
@@ -105,8 +105,8 @@ fn search_request<'a>(
 pub struct ConversationSoFar<'a> {
     /// The earlier answered turns, oldest first.
     pub history: &'a [Turn],
-    /// The URL of the first source the last of them listed (`Session::previous_page`).
-    pub previous_page: Option<&'a str>,
+    /// The URL of the first source the last of them listed (`Session::previous_source`).
+    pub previous_source: Option<&'a str>,
 }
 
 /// Plans an answer to `question`, asked from `page` (`offered_by`: the URL of the section that
@@ -121,7 +121,7 @@ pub fn plan(
 ) -> Plan {
     let ConversationSoFar {
         history,
-        previous_page,
+        previous_source,
     } = *conversation;
     let Answering {
         prefs,
@@ -135,7 +135,7 @@ pub fn plan(
         question,
         offered_by,
         page,
-        previous_page,
+        previous_source,
     ));
     if found.refused || found.sources.is_empty() {
         return Plan::Refuse(direct(book_answer::compose(
@@ -252,7 +252,7 @@ mod tests {
                 ..PageContext::default()
             };
             search_request(question, question, None, &page, previous)
-                .conversation_page_url
+                .conversation_source_url
                 .map(str::to_string)
         };
         assert_eq!(

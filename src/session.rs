@@ -270,8 +270,8 @@ impl Session {
     }
 
     /// The URL of the first source the last answer before exchange `id` listed: a follow-up's
-    /// search favours its page (`book_answer::followup::conversation_page`).
-    pub fn previous_page(&self, id: u64) -> Option<&str> {
+    /// search favours the other sections of its page (`book_answer::followup::conversation_source`).
+    pub fn previous_source(&self, id: u64) -> Option<&str> {
         self.answered_before(id)
             .last()
             .and_then(|e| e.sources.first())
@@ -355,10 +355,10 @@ mod tests {
         let refused = answered(&mut s, Mode::Refusal, &["/docs/urdf"]);
         let asked = s.push("and then?".into(), None, 1000.0);
         // A refusal is no turn: the page is the answer's before it.
-        assert_eq!(s.previous_page(asked), Some("/docs/gazebo#bridging"));
-        assert_eq!(s.previous_page(refused), Some("/docs/gazebo#bridging"));
-        assert_eq!(s.previous_page(second), Some("/docs/ros#nodes"));
-        assert_eq!(s.previous_page(1), None);
+        assert_eq!(s.previous_source(asked), Some("/docs/gazebo#bridging"));
+        assert_eq!(s.previous_source(refused), Some("/docs/gazebo#bridging"));
+        assert_eq!(s.previous_source(second), Some("/docs/ros#nodes"));
+        assert_eq!(s.previous_source(1), None);
     }
 
     #[test]
@@ -384,7 +384,7 @@ mod tests {
         assert_eq!(r.exchanges, s.exchanges);
         assert_eq!(r.turns_before(u64::MAX).len(), 1);
         // The first answer listed no source: no page to favour.
-        assert_eq!(r.previous_page(u64::MAX), None);
+        assert_eq!(r.previous_source(u64::MAX), None);
     }
 
     #[test]

@@ -268,16 +268,17 @@ pub fn standalone_query(question: &str, history: &[Turn], selection: Option<&str
         .to_string()
 }
 
-/// The page a follow-up's search favours ([`book_retrieval::SearchRequest::conversation_page_url`]):
-/// `previous_page`, the page of the previous answer's best source, when `question` is a follow-up
-/// that borrows the previous turn's words ([`standalone_query`]); `None` for a question that does
-/// not, or asked about a selected passage (the passage is its subject).
-pub fn conversation_page<'a>(
+/// The source whose page a follow-up's search favours, beside that source itself
+/// ([`book_retrieval::SearchRequest::conversation_source_url`]): `previous_source`, the first source
+/// the previous answer listed, when `question` is a follow-up that borrows the previous turn's words
+/// ([`standalone_query`]); `None` for a question that does not, or asked about a selected passage
+/// (the passage is its subject).
+pub fn conversation_source<'a>(
     question: &str,
     selection: Option<&str>,
-    previous_page: Option<&'a str>,
+    previous_source: Option<&'a str>,
 ) -> Option<&'a str> {
-    previous_page.filter(|_| selection.is_none() && is_follow_up(question))
+    previous_source.filter(|_| selection.is_none() && is_follow_up(question))
 }
 
 #[cfg(test)]
@@ -294,17 +295,23 @@ mod tests {
     #[test]
     fn only_a_follow_up_favours_the_previous_answers_page() {
         let page = Some("/docs/isaac");
-        assert_eq!(conversation_page("How do I install it?", None, page), page);
-        assert_eq!(conversation_page("and for zsh?", None, page), page);
         assert_eq!(
-            conversation_page("How do I launch Gazebo worlds?", None, page),
+            conversation_source("How do I install it?", None, page),
+            page
+        );
+        assert_eq!(conversation_source("and for zsh?", None, page), page);
+        assert_eq!(
+            conversation_source("How do I launch Gazebo worlds?", None, page),
             None
         );
         assert_eq!(
-            conversation_page("Explain this", Some("a passage"), page),
+            conversation_source("Explain this", Some("a passage"), page),
             None
         );
-        assert_eq!(conversation_page("How do I install it?", None, None), None);
+        assert_eq!(
+            conversation_source("How do I install it?", None, None),
+            None
+        );
     }
 
     #[test]

@@ -66,8 +66,11 @@ fn find_query(
     let mut req = SearchRequest::new(query, None);
     req.k = book_retrieval::index::DEFAULT_K;
     req.current_page_url = asked.page;
-    req.conversation_page_url =
-        book_answer::followup::conversation_page(question, asked.selection, asked.previous_page);
+    req.conversation_source_url = book_answer::followup::conversation_source(
+        question,
+        asked.selection,
+        asked.previous_source,
+    );
     req.asked = Some(question);
     req.offered_by = asked.offered_by;
     if encoder.is_none() {
@@ -87,9 +90,9 @@ pub struct Asked<'a> {
     /// The conversation's earlier answered turns, oldest first (refusals are not turns, as in the
     /// widget): a follow-up borrows the previous turn's topic words.
     pub history: &'a [Turn],
-    /// The page of the last turn's best source (the first source its answer listed): a
-    /// follow-up's search favours it (`book_answer::followup::conversation_page`).
-    pub previous_page: Option<&'a str>,
+    /// The URL of the first source the last turn's answer listed: a follow-up's search favours
+    /// the other sections of its page (`book_answer::followup::conversation_source`).
+    pub previous_source: Option<&'a str>,
     /// The URL of the section that offered the question as a follow-up, when the reader clicked
     /// it (`book_answer::suggest::Suggestion::url`).
     pub offered_by: Option<&'a str>,
@@ -243,7 +246,7 @@ pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Res
     let mut conversations: HashMap<String, (Vec<Turn>, Option<String>)> = HashMap::new();
     for_each_question(batch, |q| {
         let key = q.conversation.as_ref().map(|c| c.to_string());
-        let (history, previous_page) = key
+        let (history, previous_source) = key
             .as_ref()
             .and_then(|k| conversations.get(k))
             .map_or((&[][..], None), |(turns, page)| {
@@ -253,7 +256,7 @@ pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Res
             page: q.page.as_deref(),
             selection: q.selection.as_deref(),
             history,
-            previous_page,
+            previous_source,
             offered_by: q.offered_by.as_deref(),
         };
         let a = answer(

@@ -665,14 +665,14 @@ pub fn conversation_metrics(
         // counted apart).
         let in_top5 =
             |found: &book_answer::Found| found.sources.iter().take(5).any(|s| is_gold(s.chunk));
-        let previous_page = first
+        let previous_source = first
             .sources
             .first()
             .map(|s| s.url.as_str())
             .filter(|_| !first.refused);
         let asked = Asked {
             history: &history,
-            previous_page,
+            previous_source,
             ..Asked::default()
         };
         let (found, a) = answer_with_found(&book.index, texts, encoder, &q.question, &asked);

@@ -204,10 +204,12 @@ pub struct SearchRequest<'a> {
     pub k: usize,
     /// URL (without anchor) of the page the reader is on; its chunks get a boost.
     pub current_page_url: Option<&'a str>,
-    /// URL of the page a follow-up's conversation was answered from (the previous answer's best
-    /// source): a reader's follow-up stays on its subject, so that page's chunks get the same
-    /// boost (once for a chunk on both pages). `None` for a question that is not a follow-up.
-    pub conversation_page_url: Option<&'a str>,
+    /// URL of the first source the previous answer listed, for a follow-up (`None` for a question
+    /// that is not one). A reader's follow-up stays on its subject but asks for more than that
+    /// section said ("and for zsh?" after the bash instructions): the other sections of its page
+    /// get the current page's boost (once for a chunk also on the current page), that section
+    /// itself does not.
+    pub conversation_source_url: Option<&'a str>,
     /// The reader's own words, when `query` adds others to them (a follow-up's borrowed topic
     /// words); `None`: `query`. A question that is word for word a section's follow-up
     /// ([`IndexMeta::follow_ups`]) ranks that section first: see [`Index::chunks_offering`].
@@ -230,7 +232,7 @@ impl<'a> SearchRequest<'a> {
             query_vector,
             k: DEFAULT_K,
             current_page_url: None,
-            conversation_page_url: None,
+            conversation_source_url: None,
             asked: None,
             offered_by: None,
             mode: Mode::Hybrid,
@@ -761,9 +763,13 @@ impl Index {
             })
         };
         let on_current_page = |chunk: u32| on_page(chunk, req.current_page_url);
+        let beside_conversation_source = |chunk: u32| {
+            let url = self.meta.chunks[chunk as usize].url.as_str();
+            on_page(chunk, req.conversation_source_url) && req.conversation_source_url != Some(url)
+        };
         for h in hits
             .iter_mut()
-            .filter(|h| on_current_page(h.chunk) || on_page(h.chunk, req.conversation_page_url))
+            .filter(|h| on_current_page(h.chunk) || beside_conversation_source(h.chunk))
         {
             h.score += s.current_page_boost;
         }
@@ -1081,18 +1087,20 @@ mod tests {
     }
 
     #[test]
-    fn a_follow_ups_conversation_page_gets_the_current_page_boost_once() {
+    fn a_follow_ups_conversation_page_gets_the_current_page_boost_beside_its_source() {
         let idx = crate::testing::index();
         let scores = |current: Option<&str>, conversation: Option<&str>| {
             let mut req = super::SearchRequest::new("topics and physics", None);
             req.current_page_url = current;
-            req.conversation_page_url = conversation;
+            req.conversation_source_url = conversation;
             let hits = idx.search(&req).hits;
             let of = |chunk: u32| hits.iter().find(|h| h.chunk == chunk).map(|h| h.score);
             (of(0), of(2))
         };
         let gazebo = Some(idx.meta.pages[1].url.as_str());
         let (nodes, physics) = scores(None, None);
+        // The previous answer's source was the Gazebo page's top: its "Physics engine" section
+        // is beside it.
         let (nodes_after, physics_after) = scores(None, gazebo);
         let boost = super::SearchSettings::default().current_page_boost;
         assert_eq!(
@@ -1106,6 +1114,9 @@ mod tests {
         );
         // On the current page as well: boosted once.
         assert_eq!(scores(gazebo, gazebo), scores(gazebo, None));
+        // The source itself is not boosted: the follow-up asks for more than it said.
+        let physics_url = idx.meta.chunks[2].url.clone();
+        assert_eq!(scores(None, Some(physics_url.as_str())), (nodes, physics));
     }
 
     #[test]

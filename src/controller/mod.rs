@@ -503,10 +503,10 @@ impl Conversation {
             return Ok(());
         };
         let llm = self.llm_available().await;
-        let (history, previous_page, sid, prefs) = {
+        let (history, previous_source, sid, prefs) = {
             let s = self.session.borrow();
-            let previous_page = s.previous_page(id).map(str::to_string);
-            (s.turns_before(id), previous_page, s.id.clone(), s.prefs)
+            let previous_source = s.previous_source(id).map(str::to_string);
+            (s.turns_before(id), previous_source, s.id.clone(), s.prefs)
         };
         let page = self.host.page(ex.selection.clone());
         let plan = answer::plan(
@@ -516,7 +516,7 @@ impl Conversation {
             &page,
             &answer::ConversationSoFar {
                 history: &history,
-                previous_page: previous_page.as_deref(),
+                previous_source: previous_source.as_deref(),
             },
             &answer::Answering {
                 prefs,
