@@ -8,7 +8,7 @@ use crate::citations;
 use crate::confidence::{self, Confidence};
 use crate::prefs::Preferences;
 use crate::prompt::{build_prompt, chat_request_body, PromptInput, Turn};
-use crate::retrieval::{Retriever, DEFAULT_TOP_K};
+use crate::retrieval::Retriever;
 use crate::source::{Source, SourceRef};
 use crate::suggest::{suggestions, Suggestion};
 
@@ -89,15 +89,14 @@ fn search_request<'a>(
     page: &'a PageContext,
     previous_source: Option<&'a str>,
 ) -> book_retrieval::SearchRequest<'a> {
-    let selection = page.selection.as_deref();
-    let mut req = book_retrieval::SearchRequest::new(query, None);
-    req.k = DEFAULT_TOP_K;
-    req.current_page_url = (!page.url.is_empty()).then_some(page.url.as_str());
-    req.conversation_source_url =
-        book_answer::followup::conversation_source(question, selection, previous_source);
-    req.asked = Some(question);
-    req.offered_by = offered_by;
-    req
+    book_answer::followup::search_request(
+        query,
+        question,
+        (!page.url.is_empty()).then_some(page.url.as_str()),
+        page.selection.as_deref(),
+        previous_source,
+        offered_by,
+    )
 }
 
 /// What came before a question in its conversation.

@@ -7,8 +7,6 @@
 
 use book_retrieval::SearchRequest;
 
-/// Sources asked for by default.
-pub const DEFAULT_TOP_K: usize = 5;
 /// Sources asked for at most.
 pub const MAX_TOP_K: usize = 20;
 

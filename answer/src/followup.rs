@@ -281,6 +281,29 @@ pub fn conversation_source<'a>(
     previous_source.filter(|_| selection.is_none() && is_follow_up(question))
 }
 
+/// The search for `question` (the reader's words), searched as `query` (its stand-alone form,
+/// [`standalone_query`]): asked from the page at `page` (its sections get the current page's
+/// boost), with `selection` selected, in a conversation whose last answer listed
+/// `previous_source` first ([`conversation_source`]), and, when the reader clicked it as a
+/// follow-up, `offered_by` the section that offered it. One request for the widget and
+/// `index-builder answer`, so both search alike.
+pub fn search_request<'a>(
+    query: &'a str,
+    question: &'a str,
+    page: Option<&'a str>,
+    selection: Option<&str>,
+    previous_source: Option<&'a str>,
+    offered_by: Option<&'a str>,
+) -> book_retrieval::SearchRequest<'a> {
+    let mut req = book_retrieval::SearchRequest::new(query, None);
+    req.k = book_retrieval::index::DEFAULT_K;
+    req.current_page_url = page;
+    req.conversation_source_url = conversation_source(question, selection, previous_source);
+    req.asked = Some(question);
+    req.offered_by = offered_by;
+    req
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use book_answer::followup::standalone_query;
 use book_answer::{Answer, Found, Turn};
-use book_retrieval::{ChunkTexts, Encoder, Index, Mode, SearchRequest};
+use book_retrieval::{ChunkTexts, Encoder, Index, Mode};
 use serde::Serialize;
 
 use crate::build::{load_asset, read_manifest, LoadedAsset};
@@ -63,16 +63,14 @@ fn find_query(
     question: &str,
     asked: &Asked,
 ) -> Found {
-    let mut req = SearchRequest::new(query, None);
-    req.k = book_retrieval::index::DEFAULT_K;
-    req.current_page_url = asked.page;
-    req.conversation_source_url = book_answer::followup::conversation_source(
+    let mut req = book_answer::followup::search_request(
+        query,
         question,
+        asked.page,
         asked.selection,
         asked.previous_source,
+        asked.offered_by,
     );
-    req.asked = Some(question);
-    req.offered_by = asked.offered_by;
     if encoder.is_none() {
         req.mode = Mode::Bm25Only;
     }
@@ -242,15 +240,15 @@ pub fn row(index: &Index, id: serde_json::Value, a: Answer) -> AnswerRow {
 /// A bad line gets an error on stderr and is skipped.
 pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Result<()> {
     let encoder = asset.asset.encoder.as_ref().filter(|_| !before_encoder);
-    // Each conversation's answered turns, and the page of its last answer's best source.
+    // Each conversation's answered turns, and the URL of the first source its last answer listed.
     let mut conversations: HashMap<String, (Vec<Turn>, Option<String>)> = HashMap::new();
     for_each_question(batch, |q| {
         let key = q.conversation.as_ref().map(|c| c.to_string());
         let (history, previous_source) = key
             .as_ref()
             .and_then(|k| conversations.get(k))
-            .map_or((&[][..], None), |(turns, page)| {
-                (turns.as_slice(), page.as_deref())
+            .map_or((&[][..], None), |(turns, source)| {
+                (turns.as_slice(), source.as_deref())
             });
         let asked = Asked {
             page: q.page.as_deref(),
@@ -267,12 +265,12 @@ pub fn run_batch(asset: &AnswerAsset, batch: &Path, before_encoder: bool) -> Res
             &asked,
         );
         if let Some(k) = key.filter(|_| !a.refused) {
-            let (turns, page) = conversations.entry(k).or_default();
+            let (turns, source) = conversations.entry(k).or_default();
             turns.push(Turn {
                 question: q.question.trim().to_string(),
                 answer: a.markdown.clone(),
             });
-            *page = a.sources.first().map(|s| s.url.clone());
+            *source = a.sources.first().map(|s| s.url.clone());
         }
         row(&asset.asset.index, q.id, a)
     })
