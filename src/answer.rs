@@ -3,6 +3,7 @@
 
 use book_answer::followup::standalone_query;
 use book_answer::found::Found;
+use book_answer::Selected;
 
 use crate::citations;
 use crate::confidence::{self, Confidence};
@@ -65,6 +66,8 @@ pub struct LlmPlan {
     /// `found.sources[n-1]`); its threshold and related sections serve confidence, the excerpt
     /// fallback and follow-ups.
     pub found: Found,
+    /// The passage the question is about, which the excerpt fallback does not quote back.
+    pub selected: Option<Selected>,
 }
 
 /// How a question is to be answered, beyond the question itself.
@@ -129,6 +132,7 @@ pub fn plan(
         llm,
     } = *how;
     let query = standalone_query(question, history, page.selection.as_deref());
+    let selected = Selected::of(question, page.selection.as_deref());
     let found = retriever.search(search_request(
         &query,
         question,
@@ -138,7 +142,12 @@ pub fn plan(
     ));
     if found.refused || found.sources.is_empty() {
         return Plan::Refuse(direct(book_answer::compose(
-            &query, &found, None, &prefs, words,
+            &query,
+            &found,
+            None,
+            &prefs,
+            words,
+            selected.as_ref(),
         )));
     }
     if !llm {
@@ -149,6 +158,7 @@ pub fn plan(
             Some(&embed),
             &prefs,
             words,
+            selected.as_ref(),
         )));
     }
     let prompt = build_prompt(&PromptInput {
@@ -169,7 +179,12 @@ pub fn plan(
         sources: kept,
         ..found
     };
-    Plan::Llm(LlmPlan { body, query, found })
+    Plan::Llm(LlmPlan {
+        body,
+        query,
+        found,
+        selected,
+    })
 }
 
 /// What the UI keeps of an answer.
@@ -191,6 +206,7 @@ pub fn extractive_answer(plan: &LlmPlan, prefs: Preferences, words: &Words) -> D
         None,
         &prefs,
         words,
+        plan.selected.as_ref(),
     ))
 }
 
@@ -264,6 +280,48 @@ mod tests {
     }
 
     #[test]
+    fn a_selected_passage_is_not_quoted_back_nor_in_the_fallback() {
+        let selection = "A node is a process in the ROS graph that performs computation.";
+        let page = PageContext {
+            url: "/docs/ros".into(),
+            selection: Some(selection.into()),
+            ..PageContext::default()
+        };
+        let planned = |llm: bool| {
+            plan(
+                &retriever(),
+                EXPLAIN_THIS,
+                None,
+                &page,
+                &ConversationSoFar::default(),
+                &Answering {
+                    prefs: Preferences::default(),
+                    words: &Words::default(),
+                    session_id: "s",
+                    llm,
+                },
+            )
+        };
+        let Plan::Extractive(d) = planned(false) else {
+            panic!("no excerpt answer")
+        };
+        assert!(
+            !d.markdown.contains("performs computation"),
+            "{}",
+            d.markdown
+        );
+        assert!(d.markdown.contains("Nodes publish data"), "{}", d.markdown);
+        // The excerpt answer an LLM plan falls back to when the proxy has no model.
+        let Plan::Llm(l) = planned(true) else {
+            panic!("no LLM plan")
+        };
+        let fallback = extractive_answer(&l, Preferences::default(), &Words::default());
+        assert_eq!(fallback.markdown, d.markdown);
+        // The model is still given the passage.
+        assert!(l.body.contains("performs computation"));
+    }
+
+    #[test]
     fn refusal_makes_no_llm_plan() {
         let p = ask("best pizza?", "s", true);
         let Plan::Refuse(d) = p else { panic!("{p:?}") };
@@ -300,6 +358,7 @@ mod tests {
                 None,
                 &Preferences::default(),
                 &Words::default(),
+                None,
             );
             let p = ask(q, "s", false);
             let d = match p {

@@ -11,6 +11,7 @@ use crate::passage::{
     is_troubleshooting, label, options_list, passages, restates_problem, states_outcome, successor,
     value_lines, with_its_list, with_its_subsections, Block, Kind, Label, Passage,
 };
+use crate::selected::Selected;
 use crate::source::{cut_at_word, Source};
 use crate::text::{plain_words, terms};
 use crate::words::Words;
@@ -393,15 +394,21 @@ fn cosine(a: &[f32], b: &[f32]) -> Option<f32> {
 
 /// Chooses the quotes for `question` from ranked `sources`. `embed` compares meanings when the
 /// encoder is available; `question_vector` is the question's embedding (computed once by the
-/// search); `style` says how many quotes and whether to prefer code. The result is in reading
-/// order: by source rank, then position in the section.
+/// search); `style` says how many quotes and whether to prefer code. No line the reader has read
+/// in the passage they `selected` is quoted. The result is in reading order: by source rank, then
+/// position in the section.
 pub fn choose(
     question: &str,
     sources: &[Source],
     question_vector: Option<&[f32]>,
     embed: Option<Embed>,
     style: &Style,
+    selected: Option<&Selected>,
 ) -> Vec<Quote> {
+    let unread = |line: &String| selected.is_none_or(|s| !s.has_read(line));
+    // The sentence after or before `sentence` in its paragraph, unless the reader selected it.
+    let successor = |text: &str, sentence: &str| successor(text, sentence).filter(unread);
+    let antecedent = |text: &str, sentence: &str| antecedent(text, sentence).filter(unread);
     let q_terms = terms(question);
     let how_to = asks_how_to(question);
     let max_sentences = style.sentences.max(1);
@@ -433,6 +440,10 @@ pub fn choose(
                 && ps.iter().any(|k| k.intro == Some(order));
             let window =
                 matches!(p.kind, Kind::Code { .. }).then(|| code_window(&p.text, &q_terms));
+            // What a quote of it would show (a block's window) is what the reader may have read.
+            if !unread(window.as_ref().unwrap_or(&p.text)) {
+                continue;
+            }
             let lexical = match (&p.kind, p.intro) {
                 // A block is scored on what a quote of it shows (its window, with its lead-in or
                 // its label): a long script holds every word somewhere, a short command the few
@@ -530,7 +541,9 @@ pub fn choose(
     let lead_source = pointing.iter().position(|&p| !p).unwrap_or(0);
     let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak());
     let lead = match sources.get(lead_source) {
-        Some(top) if !has_sentence(lead_source) => best_block(&q_terms, (lead_source, top), &code),
+        Some(top) if !has_sentence(lead_source) => {
+            best_block(&q_terms, (lead_source, top), &code, &unread)
+        }
         _ => None,
     };
     let mut chosen: Vec<&Cand> = Vec::new();
@@ -870,6 +883,9 @@ pub fn choose(
     // Last: a list shown whole counts as the sentence it replaces above.
     show_whole_options(sources, &troubleshooting, &mut quotes);
     add_named_value(&q_terms, sources, &mut quotes);
+    // A quote completed by the rules above (a lead-in with its list, a fix with its steps) may
+    // still be what the reader selected.
+    quotes.retain(|q| unread(&q.text));
     book_retrieval::sort::sort_by(&mut quotes, &|a, b| a.source.cmp(&b.source));
     quotes
 }
@@ -1046,11 +1062,17 @@ fn snippet<'a>(
 
 /// The best block of section `top` (its index among the sources, and the source) by the question's
 /// terms: a table (its best rows), a list, or a code block (`code` holds every source's code
-/// candidates); the first in the section wins a tie. `None` when the section has none.
-fn best_block(q_terms: &[String], (source, top): (usize, &Source), code: &[Cand]) -> Option<Quote> {
+/// candidates); the first in the section wins a tie. A block the reader selected is not one
+/// (`unread`). `None` when the section has none.
+fn best_block(
+    q_terms: &[String],
+    (source, top): (usize, &Source),
+    code: &[Cand],
+    unread: &dyn Fn(&String) -> bool,
+) -> Option<Quote> {
     let mut best: Option<Quote> = None;
     let mut consider = |q: Quote| {
-        if best.as_ref().is_none_or(|b| q.score > b.score) {
+        if unread(&q.text) && best.as_ref().is_none_or(|b| q.score > b.score) {
             best = Some(q);
         }
     };
@@ -1293,6 +1315,7 @@ mod tests {
             None,
             None,
             &style,
+            None,
         );
         assert!(!q.is_empty());
         assert!(q.iter().all(|q| q.source == 0), "objectives quoted: {q:?}");
@@ -1386,6 +1409,7 @@ mod tests {
             None,
             None,
             &style,
+            None,
         );
         let holding: Vec<&Quote> = q
             .iter()
@@ -1410,6 +1434,7 @@ mod tests {
             None,
             None,
             &style,
+            None,
         );
         let holding = q
             .iter()
@@ -1631,6 +1656,7 @@ mod tests {
             Some(&[1.0, 0.0]),
             Some(&embed),
             &Style::default(),
+            None,
         );
         let calls = calls.into_inner();
         assert_eq!(calls.len(), MAX_EMBEDDED, "{calls:?}");
@@ -1643,7 +1669,7 @@ mod tests {
 
     /// The quotes for `question` with the default style, before the encoder has loaded.
     fn quotes(question: &str, sources: &[Source]) -> Vec<Quote> {
-        choose(question, sources, None, None, &Style::default())
+        choose(question, sources, None, None, &Style::default(), None)
     }
 
     /// The quoted code block.
@@ -1944,6 +1970,7 @@ mod tests {
                 embed.then_some(&qv[..]),
                 embed.then_some(&e as Embed),
                 &Style::default(),
+                None,
             );
             assert!(
                 q[0].text.starts_with("Symptom: Goal accepted, but no feedback callbacks triggered. Cause: Forgot to pass"),
@@ -2073,6 +2100,7 @@ mod tests {
             Some(&[1.0, 0.0]),
             Some(&embed),
             &Style::default(),
+            None,
         );
         assert!(q[0].text.contains("inertial"), "{q:?}");
     }
@@ -2207,7 +2235,7 @@ mod properties {
                 })
                 .collect();
             let style = Style { sentences, ..Style::default() };
-            let quotes = choose(&question, &sources, None, None, &style);
+            let quotes = choose(&question, &sources, None, None, &style, None);
             for q in &quotes {
                 prop_assert!(q.source < sources.len(), "{q:?}");
                 prop_assert!(!q.text.trim().is_empty(), "{q:?}");
@@ -2224,6 +2252,42 @@ mod properties {
             for q in &quotes {
                 let cite = format!("[{}]", q.source + 1);
                 prop_assert!(md.contains(&cite), "{md}");
+            }
+        }
+
+        #[test]
+        fn a_selection_is_never_quoted_back(
+            texts in prop::collection::vec(section(), 1..4),
+            question in "(why|explain this|what does this mean|how do I [a-z ]{0,20})",
+            (from, len) in (0usize..400, 1usize..400),
+            pick in 0usize..4,
+        ) {
+            // Any stretch of a section's text, as the reader's selection.
+            let text = &texts[pick % texts.len()];
+            let chars: Vec<char> = text.chars().collect();
+            let from = from.min(chars.len());
+            let selection: String = chars[from..(from + len).min(chars.len())].iter().collect();
+            let sources: Vec<Source> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Source {
+                    chunk: i as u32,
+                    chapter: "C".into(),
+                    section: None,
+                    parent: None,
+                    url: format!("/c#{i}"),
+                    text: t.clone(),
+                    score: 1.0,
+                    subsections: Vec::new(),
+                })
+                .collect();
+            let query = format!("{question} {selection}");
+            let selected = Selected::of(&question, Some(&selection));
+            let quotes = choose(&query, &sources, None, None, &Style::default(), selected.as_ref());
+            if let Some(selected) = &selected {
+                for q in &quotes {
+                    prop_assert!(!selected.has_read(&q.text), "{q:?} quoted from {selection:?}");
+                }
             }
         }
     }

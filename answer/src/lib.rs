@@ -15,6 +15,7 @@ pub mod found;
 pub mod passage;
 #[cfg(feature = "phrasing")]
 pub mod phrasing;
+pub mod selected;
 pub mod source;
 pub mod suggest;
 #[cfg(any(test, feature = "testing"))]
@@ -28,6 +29,7 @@ pub use book_prompt::Turn;
 pub use confidence::Confidence;
 pub use extractive::{Embed, Quote, Style, EMBED_TOKENS};
 pub use found::Found;
+pub use selected::Selected;
 pub use source::{distinct_labels, Source, SourceRef};
 
 pub use words::{Words, REFUSAL, REFUSAL_NOTHING};
@@ -68,13 +70,15 @@ pub struct Answer {
 /// Builds the answer to `question` from what the search `found`. `embed` is given once the encoder
 /// has loaded (with `found.vector`, quotes are then chosen by meaning). The reader's `prefs` shape
 /// the excerpts (see [`Style`]); `index-builder answer` passes the defaults. `words` frame the
-/// quotes in the book's language (English: `Words::default()`).
+/// quotes in the book's language (English: `Words::default()`). `selected`: the passage the reader
+/// asks about ([`Selected::of`]), which is not quoted back to them.
 pub fn compose(
     question: &str,
     found: &Found,
     embed: Option<Embed>,
     prefs: &Preferences,
     words: &Words,
+    selected: Option<&Selected>,
 ) -> Answer {
     let style = Style::from(prefs);
     if found.refused || found.sources.is_empty() {
@@ -116,6 +120,7 @@ pub fn compose(
         found.vector.as_deref(),
         embed,
         &style,
+        selected,
     );
     // Sources are numbered in the order the answer first quotes them: the list under the answer
     // is 1, 2, 3… with no gaps.
@@ -305,7 +310,60 @@ mod tests {
             None,
             prefs,
             &Words::default(),
+            None,
         )
+    }
+
+    #[test]
+    fn a_selected_passage_is_not_quoted_back() {
+        // "Ask about this" on the Nodes section's first sentence: the reader has read it.
+        let (index, texts) = testing::robot_book();
+        let selection = "A node is a process in the ROS graph that performs computation.";
+        let question = "what does this mean?";
+        let query = followup::standalone_query(question, &[], Some(selection));
+        let found = found::collect(
+            &index,
+            &texts,
+            &index.search(&SearchRequest::new(&query, None)),
+            None,
+        );
+        let answer = |selected: Option<&Selected>| {
+            compose(
+                &query,
+                &found,
+                None,
+                &Preferences::default(),
+                &Words::default(),
+                selected,
+            )
+        };
+        let echoed = answer(None);
+        assert!(
+            echoed.quotes.iter().any(|q| q.text.contains(selection)),
+            "without the selection known, the passage is quoted: the test would not check it ({echoed:?})"
+        );
+        let selected = Selected::of(question, Some(selection));
+        let a = answer(selected.as_ref());
+        assert!(!a.refused && !a.quotes.is_empty(), "{a:?}");
+        assert!(
+            a.quotes
+                .iter()
+                .all(|q| !q.text.contains("performs computation")),
+            "{a:?}"
+        );
+        // The rest of its section is quoted: "Nodes publish data on topics."
+        assert!(
+            a.quotes
+                .iter()
+                .any(|q| q.text.contains("Nodes publish data")),
+            "{a:?}"
+        );
+        // Asked for in short, the passage itself is the answer.
+        let summary = Selected::of("summarize this", Some(selection));
+        assert!(answer(summary.as_ref())
+            .quotes
+            .iter()
+            .any(|q| q.text.contains(selection)));
     }
 
     #[test]
@@ -339,6 +397,7 @@ mod tests {
                 None,
                 &Preferences::default(),
                 &Words::default(),
+                None,
             )
         };
         // Matched by chance (far under the threshold): no list, and the refusal does not promise one.
@@ -365,6 +424,7 @@ mod tests {
                 None,
                 &Preferences::default(),
                 &Words::default(),
+                None,
             )
         };
         let a = answer(&found);
@@ -437,6 +497,7 @@ mod tests {
             None,
             &Preferences::default(),
             &Words::default(),
+            None,
         );
         assert!(!a.refused);
         assert_eq!(a.sources.len(), 1);
@@ -453,6 +514,7 @@ mod tests {
                 None,
                 &Preferences::default(),
                 &Words::default(),
+                None,
             );
             assert!(a.sources.is_empty());
             assert!(!a.markdown.contains("below"), "{}", a.markdown);
@@ -489,6 +551,7 @@ mod tests {
             None,
             prefs,
             &Words::default(),
+            None,
         )
     }
 
@@ -588,6 +651,7 @@ mod tests {
             None,
             &Preferences::default(),
             &Words::default(),
+            None,
         );
         let listed: Vec<&str> = a.sources.iter().map(|s| s.url.as_str()).collect();
         let paragraphs: Vec<&str> = a.markdown.split("\n\n").collect();

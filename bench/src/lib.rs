@@ -377,7 +377,7 @@ impl Book {
                         book_answer::found::collect(&self.index, &self.texts, &r, v.clone());
                     let with_encoder: Option<book_answer::Embed> =
                         (mode == Mode::Hybrid).then_some(&embed);
-                    let composed = book_answer::compose(q, &found, with_encoder, &prefs, &words);
+                    let composed = book_answer::compose(q, &found, with_encoder, &prefs, &words, None);
                     answer.push(now() - t3);
                     std::hint::black_box(composed);
                 }

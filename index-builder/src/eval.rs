@@ -503,9 +503,9 @@ pub fn answer_metrics_graded(
         let a = match encoder {
             Some(enc) => {
                 let embed = |t: &str, max_tokens: usize| Some(enc.encode_opening(t, max_tokens));
-                book_answer::compose(question, &found, Some(&embed), &prefs, &words)
+                book_answer::compose(question, &found, Some(&embed), &prefs, &words, None)
             }
-            None => book_answer::compose(question, &found, None, &prefs, &words),
+            None => book_answer::compose(question, &found, None, &prefs, &words, None),
         };
         m.max_compose_ms = m.max_compose_ms.max(t0.elapsed().as_secs_f32() * 1000.0);
         let is_gold = |chunk: u32| {

@@ -50,6 +50,25 @@ async function ask(page, question) {
 }
 
 /** The last answer in the conversation. */
+// `index-builder answer` for batch lines (objects), asked from CHAPTER: what the widget must show
+// with no LLM.
+function answerLines(rows) {
+  const builder = path.join(path.dirname(PROXY_BIN), 'index-builder');
+  const batch = path.join(os.tmpdir(), `book-chat-e2e-answer-${process.pid}.jsonl`);
+  fs.writeFileSync(batch, rows.map((r, id) => JSON.stringify({id, page: CHAPTER, ...r})).join('\n'));
+  try {
+    return execFileSync(builder, ['answer', '--index', path.join(SITE, 'book-index'), '--batch', batch], {encoding: 'utf8'})
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  } finally {
+    fs.rmSync(batch, {force: true});
+  }
+}
+
+// Markdown as the reader reads it: no code ticks or emphasis marks, one space between words.
+const plain = (t) => t.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim();
+
 const lastAnswer = (page) => page.locator('.bc-turn').last().locator('.bc-a');
 
 /** The first citation link (in the "Sources" list) that points at a section anchor. */
@@ -316,20 +335,6 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
     ];
     const conversations = jsonLines('eval/conversations/sample-book.jsonl').filter((_, i) => i % 4 === 0);
     const questions = [...standalone, ...conversations.flatMap((c) => [c.previous, c.question])];
-    const builder = path.join(path.dirname(PROXY_BIN), 'index-builder');
-    // `index-builder answer` for batch lines (objects), asked from CHAPTER.
-    const answerLines = (rows) => {
-      const batch = path.join(os.tmpdir(), `book-chat-e2e-answer-${process.pid}.jsonl`);
-      fs.writeFileSync(batch, rows.map((r, id) => JSON.stringify({id, page: CHAPTER, ...r})).join('\n'));
-      try {
-        return execFileSync(builder, ['answer', '--index', path.join(SITE, 'book-index'), '--batch', batch], {encoding: 'utf8'})
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l));
-      } finally {
-        fs.rmSync(batch, {force: true});
-      }
-    };
     // Every question, in one conversation or (null) each alone.
     const answerAll = (conversation) => answerLines(questions.map((question) => ({question, ...(conversation ? {conversation} : {})})));
     // `lines` asked in one conversation, the last one clicked under the section `offeredBy` when given.
@@ -355,8 +360,6 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
     );
     const bare = await startProxy({port: await freePort(), upstream: null});
     const {context, page, errors} = await newPage(browser);
-    // Markdown as the reader reads it: no code ticks or emphasis marks, one space between words.
-    const plain = (t) => t.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim();
     try {
       await openChat(page, bare.url + CHAPTER);
       await page.waitForSelector('#book-chat-host[data-search="hybrid"]', {state: 'attached', timeout: 60000});
@@ -407,6 +410,55 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
         .getByRole('link')
         .evaluateAll((els) => els.map((a) => a.getAttribute('href')));
       assert.deepEqual(clickedHrefs, clicked.sources.map((x) => x.url), 'a clicked follow-up: sources');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+      await bare.stop();
+    }
+  });
+
+  test('6c. "Ask about this" with no LLM: the passage is not quoted back; the answer is `index-builder answer`\'s', {timeout: TEST_TIMEOUT}, async () => {
+    const bare = await startProxy({port: await freePort(), upstream: null});
+    const {context, page, errors} = await newPage(browser);
+    try {
+      await openChat(page, bare.url + CHAPTER);
+      await page.waitForSelector('#book-chat-host[data-search="hybrid"]', {state: 'attached', timeout: 60000});
+      const para = page.locator('.theme-doc-markdown p').nth(1);
+      const paraText = (await para.innerText()).trim();
+      await para.scrollIntoViewIfNeeded();
+      await para.click({clickCount: 3});
+      await page.getByRole('button', {name: 'Ask about this'}).click();
+      await page.locator('blockquote[aria-label="Selected text"]').waitFor({state: 'visible'});
+      await page.getByRole('button', {name: 'Send', exact: true}).click(); // empty box: "Explain this"
+      await answered(page);
+      const shown = plain(await lastAnswer(page).innerText());
+      const selection = paraText.split(/\s+/).join(' ');
+      const [want] = answerLines([{question: 'Explain this', selection}]);
+      const [echo] = answerLines([{question: 'Summarize this', selection}]);
+      assert.ok(
+        echo.quotes.some((q) => selection.includes(q.text.split('\n')[0])),
+        'asked for a summary, no sentence of the paragraph is quoted: the check below would not find an echo',
+      );
+      assert.ok(want.quotes.length >= 1, 'the CLI quoted nothing');
+      // The answer's words without its sources list, whose cards preview each section's opening.
+      const quoted = plain(
+        await lastAnswer(page).evaluate((el) => {
+          const copy = el.cloneNode(true);
+          copy.querySelectorAll('.bc-sources').forEach((n) => n.remove());
+          return copy.textContent;
+        }),
+      );
+      assert.ok(!quoted.includes(plain(selection).slice(0, 60)), `the widget quotes the selection back\nwidget: ${quoted}`);
+      for (const q of want.quotes) {
+        const line = plain(q.text.split('\n')[0]);
+        assert.ok(!plain(selection).includes(line), `the selected paragraph is quoted back: "${line}"`);
+        assert.ok(shown.includes(line), `the widget does not show the CLI's quote "${line}"\nwidget: ${shown}`);
+      }
+      const hrefs = await lastAnswer(page)
+        .getByRole('list', {name: 'Sources'})
+        .getByRole('link')
+        .evaluateAll((els) => els.map((a) => a.getAttribute('href')));
+      assert.deepEqual(hrefs, want.sources.map((s) => s.url));
       assert.deepEqual(errors, []);
     } finally {
       await context.close();
