@@ -3,7 +3,7 @@
 
 use book_answer::followup::standalone_query;
 use book_answer::found::Found;
-use book_answer::Selected;
+use book_answer::AlreadyRead;
 
 use crate::citations;
 use crate::confidence::{self, Confidence};
@@ -66,8 +66,9 @@ pub struct LlmPlan {
     /// `found.sources[n-1]`); its threshold and related sections serve confidence, the excerpt
     /// fallback and follow-ups.
     pub found: Found,
-    /// The passage the question is about, which the excerpt fallback does not quote back.
-    pub selected: Option<Selected>,
+    /// What the reader has just read (the passage the question is about, or the answer a
+    /// follow-up follows), which the excerpt fallback does not quote again.
+    pub read: Option<AlreadyRead>,
 }
 
 /// How a question is to be answered, beyond the question itself.
@@ -132,7 +133,7 @@ pub fn plan(
         llm,
     } = *how;
     let query = standalone_query(question, history, page.selection.as_deref());
-    let selected = Selected::of(question, page.selection.as_deref());
+    let read = AlreadyRead::of(question, page.selection.as_deref(), history);
     let found = retriever.search(search_request(
         &query,
         question,
@@ -147,7 +148,7 @@ pub fn plan(
             None,
             &prefs,
             words,
-            selected.as_ref(),
+            read.as_ref(),
         )));
     }
     if !llm {
@@ -158,7 +159,7 @@ pub fn plan(
             Some(&embed),
             &prefs,
             words,
-            selected.as_ref(),
+            read.as_ref(),
         )));
     }
     let prompt = build_prompt(&PromptInput {
@@ -183,7 +184,7 @@ pub fn plan(
         body,
         query,
         found,
-        selected,
+        read,
     })
 }
 
@@ -206,7 +207,7 @@ pub fn extractive_answer(plan: &LlmPlan, prefs: Preferences, words: &Words) -> D
         None,
         &prefs,
         words,
-        plan.selected.as_ref(),
+        plan.read.as_ref(),
     ))
 }
 

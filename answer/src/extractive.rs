@@ -11,7 +11,7 @@ use crate::passage::{
     is_troubleshooting, label, options_list, passages, restates_problem, states_outcome, successor,
     value_lines, with_its_list, with_its_subsections, Block, Kind, Label, Passage,
 };
-use crate::selected::Selected;
+use crate::read::AlreadyRead;
 use crate::source::{cut_at_word, Source};
 use crate::text::{plain_words, terms};
 use crate::words::Words;
@@ -176,6 +176,9 @@ struct Cand {
     /// shell, to prevent replacement with shell variables:"): it answers with the block it
     /// announces, quoted after it, so it may be the first quote but never a later one.
     announces_code: bool,
+    /// The reader has just read it in a previous answer ([`AlreadyRead::may_requote`]): the
+    /// first quote only when its section has no other, never a later one.
+    read: bool,
 }
 
 impl Cand {
@@ -186,7 +189,7 @@ impl Cand {
 
     /// May be a quote after the first: a sentence that answers by itself.
     fn later(&self) -> bool {
-        !self.weak() && !self.announces_code
+        !self.weak() && !self.announces_code && !self.read
     }
 
     /// What a quote of the candidate shows: a code block's window, a sentence whole.
@@ -394,8 +397,9 @@ fn cosine(a: &[f32], b: &[f32]) -> Option<f32> {
 
 /// Chooses the quotes for `question` from ranked `sources`. `embed` compares meanings when the
 /// encoder is available; `question_vector` is the question's embedding (computed once by the
-/// search); `style` says how many quotes and whether to prefer code. No line the reader has read
-/// in the passage they `selected` is quoted. The result is in reading order: by source rank, then
+/// search); `style` says how many quotes and whether to prefer code. No line the reader has just
+/// `read` is quoted, unless a previous answer's line is all its section has
+/// ([`AlreadyRead::may_requote`]). The result is in reading order: by source rank, then
 /// position in the section.
 pub fn choose(
     question: &str,
@@ -403,10 +407,11 @@ pub fn choose(
     question_vector: Option<&[f32]>,
     embed: Option<Embed>,
     style: &Style,
-    selected: Option<&Selected>,
+    read: Option<&AlreadyRead>,
 ) -> Vec<Quote> {
-    let unread = |line: &String| selected.is_none_or(|s| !s.has_read(line));
-    // The sentence after or before `sentence` in its paragraph, unless the reader selected it.
+    let unread = |line: &String| read.is_none_or(|r| !r.has_read(line));
+    let requote = read.is_some_and(AlreadyRead::may_requote);
+    // The sentence after or before `sentence` in its paragraph, unless the reader has read it.
     let successor = |text: &str, sentence: &str| successor(text, sentence).filter(unread);
     let antecedent = |text: &str, sentence: &str| antecedent(text, sentence).filter(unread);
     let q_terms = terms(question);
@@ -441,7 +446,8 @@ pub fn choose(
             let window =
                 matches!(p.kind, Kind::Code { .. }).then(|| code_window(&p.text, &q_terms));
             // What a quote of it would show (a block's window) is what the reader may have read.
-            if !unread(window.as_ref().unwrap_or(&p.text)) {
+            let read = !unread(window.as_ref().unwrap_or(&p.text));
+            if read && !requote {
                 continue;
             }
             let lexical = match (&p.kind, p.intro) {
@@ -486,6 +492,7 @@ pub fn choose(
                     || continues_a_sentence(&p.text),
                 points_elsewhere: pointing,
                 announces_code,
+                read,
             };
             match p.kind {
                 Kind::Prose => prose.push(c),
@@ -542,7 +549,7 @@ pub fn choose(
     let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak());
     let lead = match sources.get(lead_source) {
         Some(top) if !has_sentence(lead_source) => {
-            best_block(&q_terms, (lead_source, top), &code, &unread)
+            best_block(&q_terms, (lead_source, top), &code, &unread, requote)
         }
         _ => None,
     };
@@ -588,10 +595,15 @@ pub fn choose(
             };
             first_with(false).or_else(|| first_with(true))
         };
-        let first = order
-            .iter()
-            .copied()
-            .find(|&i| Some(prose[i].source) == top_source && !prose[i].answers_nothing);
+        // A line the reader has not read yet, else one of a previous answer (`requote`).
+        let first_of = |read_ok: bool| {
+            order.iter().copied().find(|&i| {
+                Some(prose[i].source) == top_source
+                    && !prose[i].answers_nothing
+                    && (read_ok || !prose[i].read)
+            })
+        };
+        let first = first_of(false).or_else(|| first_of(true));
         if let (Some(first), Some(&top)) = (first, order.first()) {
             chosen.push(&prose[first]);
             // Later quotes are measured against the best sentence of any section.
@@ -818,7 +830,8 @@ pub fn choose(
         .first()
         .is_some_and(|q| troubleshooting.get(q.source) == Some(&true));
     let first_source = quotes.first().map_or(0, |q| q.source);
-    let snippet = snippet(&code, first_source, &q_terms, question);
+    // A block of a previous answer is not the snippet (it may still be the block picked below).
+    let snippet = snippet(&code, first_source, &q_terms, question).filter(|c| !c.read);
     if let Some(c) = snippet.filter(|_| !(wants_code || fixes || has_code)) {
         if let Kind::Code { lang } = &c.passage.kind {
             // Added to the sentences, none dropped: a later sentence may be the only quote of
@@ -856,8 +869,10 @@ pub fn choose(
                 })
                 .filter(|c| works || !is_diagram(&c.passage.text))
                 .min_by(|a, b| {
-                    a.source
-                        .cmp(&b.source)
+                    // One the reader has not read yet first.
+                    a.read
+                        .cmp(&b.read)
+                        .then(a.source.cmp(&b.source))
                         .then(b.lexical.total_cmp(&a.lexical))
                         .then(a.order.cmp(&b.order))
                 })
@@ -885,7 +900,9 @@ pub fn choose(
     add_named_value(&q_terms, sources, &mut quotes);
     // A quote completed by the rules above (a lead-in with its list, a fix with its steps) may
     // still be what the reader selected.
-    quotes.retain(|q| unread(&q.text));
+    if !requote {
+        quotes.retain(|q| unread(&q.text));
+    }
     book_retrieval::sort::sort_by(&mut quotes, &|a, b| a.source.cmp(&b.source));
     quotes
 }
@@ -1062,18 +1079,26 @@ fn snippet<'a>(
 
 /// The best block of section `top` (its index among the sources, and the source) by the question's
 /// terms: a table (its best rows), a list, or a code block (`code` holds every source's code
-/// candidates); the first in the section wins a tie. A block the reader selected is not one
-/// (`unread`). `None` when the section has none.
+/// candidates); the first in the section wins a tie. A block the reader has read (not `unread`)
+/// is not one, unless they read it in a previous answer (`requote`) and the section has no other.
+/// `None` when the section has none.
 fn best_block(
     q_terms: &[String],
     (source, top): (usize, &Source),
     code: &[Cand],
     unread: &dyn Fn(&String) -> bool,
+    requote: bool,
 ) -> Option<Quote> {
-    let mut best: Option<Quote> = None;
+    // The best block, and whether the reader has read it.
+    let mut best: Option<(Quote, bool)> = None;
     let mut consider = |q: Quote| {
-        if unread(&q.text) && best.as_ref().is_none_or(|b| q.score > b.score) {
-            best = Some(q);
+        let read = !unread(&q.text);
+        let better = match &best {
+            None => true,
+            Some((b, b_read)) => (*b_read && !read) || (*b_read == read && q.score > b.score),
+        };
+        if (requote || !read) && better {
+            best = Some((q, read));
         }
     };
     for (block, intro) in blocks(&top.text) {
@@ -1142,7 +1167,7 @@ fn best_block(
             });
         }
     }
-    best
+    best.map(|(q, _)| q)
 }
 
 /// Renders quotes as the answer's Markdown; `number(q)` is the citation number of quote `q`'s
@@ -2282,7 +2307,7 @@ mod properties {
                 })
                 .collect();
             let query = format!("{question} {selection}");
-            let selected = Selected::of(&question, Some(&selection));
+            let selected = AlreadyRead::of(&question, Some(&selection), &[]);
             let quotes = choose(&query, &sources, None, None, &Style::default(), selected.as_ref());
             if let Some(selected) = &selected {
                 for q in &quotes {

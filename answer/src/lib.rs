@@ -15,7 +15,7 @@ pub mod found;
 pub mod passage;
 #[cfg(feature = "phrasing")]
 pub mod phrasing;
-pub mod selected;
+pub mod read;
 pub mod source;
 pub mod suggest;
 #[cfg(any(test, feature = "testing"))]
@@ -29,7 +29,7 @@ pub use book_prompt::Turn;
 pub use confidence::Confidence;
 pub use extractive::{Embed, Quote, Style, EMBED_TOKENS};
 pub use found::Found;
-pub use selected::Selected;
+pub use read::AlreadyRead;
 pub use source::{distinct_labels, Source, SourceRef};
 
 pub use words::{Words, REFUSAL, REFUSAL_NOTHING};
@@ -70,15 +70,16 @@ pub struct Answer {
 /// Builds the answer to `question` from what the search `found`. `embed` is given once the encoder
 /// has loaded (with `found.vector`, quotes are then chosen by meaning). The reader's `prefs` shape
 /// the excerpts (see [`Style`]); `index-builder answer` passes the defaults. `words` frame the
-/// quotes in the book's language (English: `Words::default()`). `selected`: the passage the reader
-/// asks about ([`Selected::of`]), which is not quoted back to them.
+/// quotes in the book's language (English: `Words::default()`). `read`: what the reader has just
+/// read ([`AlreadyRead::of`]: the passage the question is about, or the answer a follow-up
+/// follows), which is not quoted to them again (see [`extractive::choose`]).
 pub fn compose(
     question: &str,
     found: &Found,
     embed: Option<Embed>,
     prefs: &Preferences,
     words: &Words,
-    selected: Option<&Selected>,
+    read: Option<&AlreadyRead>,
 ) -> Answer {
     let style = Style::from(prefs);
     if found.refused || found.sources.is_empty() {
@@ -120,7 +121,7 @@ pub fn compose(
         found.vector.as_deref(),
         embed,
         &style,
-        selected,
+        read,
     );
     // Sources are numbered in the order the answer first quotes them: the list under the answer
     // is 1, 2, 3… with no gaps.
@@ -327,7 +328,7 @@ mod tests {
             &index.search(&SearchRequest::new(&query, None)),
             None,
         );
-        let answer = |selected: Option<&Selected>| {
+        let answer = |selected: Option<&AlreadyRead>| {
             compose(
                 &query,
                 &found,
@@ -342,7 +343,7 @@ mod tests {
             echoed.quotes.iter().any(|q| q.text.contains(selection)),
             "without the selection known, the passage is quoted: the test would not check it ({echoed:?})"
         );
-        let selected = Selected::of(question, Some(selection));
+        let selected = AlreadyRead::of(question, Some(selection), &[]);
         let a = answer(selected.as_ref());
         assert!(!a.refused && !a.quotes.is_empty(), "{a:?}");
         assert!(
@@ -359,11 +360,60 @@ mod tests {
             "{a:?}"
         );
         // Asked for in short, the passage itself is the answer.
-        let summary = Selected::of("summarize this", Some(selection));
+        let summary = AlreadyRead::of("summarize this", Some(selection), &[]);
         assert!(answer(summary.as_ref())
             .quotes
             .iter()
             .any(|q| q.text.contains(selection)));
+    }
+
+    #[test]
+    fn a_follow_up_quotes_what_the_answer_before_did_not() {
+        let (index, texts) = testing::robot_book();
+        let ask_after = |previous: &str, quoted: &str, question: &str| {
+            let history = [Turn {
+                question: previous.into(),
+                answer: format!("{}\n\n> {quoted} [1]", words::EXCERPT_LABEL),
+            }];
+            let query = followup::standalone_query(question, &history, None);
+            let found = found::collect(
+                &index,
+                &texts,
+                &index.search(&SearchRequest::new(&query, None)),
+                None,
+            );
+            let read = AlreadyRead::of(question, None, &history);
+            assert!(read.is_some(), "{question:?} is not read as a follow-up");
+            compose(
+                &query,
+                &found,
+                None,
+                &Preferences::default(),
+                &Words::default(),
+                read.as_ref(),
+            )
+        };
+        // The section has another line: it comes first, and the line read is not repeated.
+        let a = ask_after(
+            "what is a ros node?",
+            "A node is a process in the ROS graph that performs computation.",
+            "and what else does it do?",
+        );
+        assert!(a.quotes[0].text.contains("Nodes publish data"), "{a:?}");
+        assert!(
+            a.quotes
+                .iter()
+                .all(|q| !q.text.contains("performs computation")),
+            "{a:?}"
+        );
+        // The section has nothing else: its line is quoted again rather than another section's.
+        let bridge = "ros2 run ros_gz_bridge parameter_bridge /chatter@std_msgs/msg/String@gz.msgs.StringMsg";
+        let a = ask_after(
+            "how do I bridge gazebo topics to ros 2?",
+            bridge,
+            "can you show that command again?",
+        );
+        assert!(a.quotes.iter().any(|q| q.text.contains(bridge)), "{a:?}");
     }
 
     #[test]

@@ -122,14 +122,14 @@ pub fn answer_with_found(
     let prefs = book_answer::Preferences::default();
     // English: the CLI prints the English frame (the widget translates it, `book_answer::words`).
     let words = book_answer::Words::default();
-    let selected = book_answer::Selected::of(question, asked.selection);
-    let selected = selected.as_ref();
+    let read = book_answer::AlreadyRead::of(question, asked.selection, asked.history);
+    let read = read.as_ref();
     let a = match encoder {
         Some(enc) => {
             let embed = |t: &str, max_tokens: usize| Some(enc.encode_opening(t, max_tokens));
-            book_answer::compose(&query, &found, Some(&embed), &prefs, &words, selected)
+            book_answer::compose(&query, &found, Some(&embed), &prefs, &words, read)
         }
-        None => book_answer::compose(&query, &found, None, &prefs, &words, selected),
+        None => book_answer::compose(&query, &found, None, &prefs, &words, read),
     };
     (found, a)
 }

@@ -59,9 +59,14 @@ pub struct AnswerKeys {
     pub keys: Vec<String>,
 }
 
-/// Reads an answer-key file and attaches each question's keys; an id the questions do not have is
-/// an error (a key file out of step with its questions would measure nothing).
-pub fn attach_answer_keys(questions: &mut [Labelled], path: &Path) -> Result<()> {
+/// Reads an answer-key file and attaches each question's keys (single questions, or the
+/// follow-ups of labelled conversations: `eval/answer-keys/conversations/`); an id the questions
+/// do not have is an error (a key file out of step with its questions would measure nothing).
+pub fn attach_answer_keys<'a>(
+    questions: impl IntoIterator<Item = &'a mut Labelled>,
+    path: &Path,
+) -> Result<()> {
+    let mut questions: Vec<&mut Labelled> = questions.into_iter().collect();
     for k in read_json_lines::<AnswerKeys>(path, "answer-key line")? {
         let q = questions
             .iter_mut()
@@ -89,6 +94,17 @@ fn key_text(s: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
+}
+
+/// Whether a quote (its text, with its lead-in) holds one of `keys`.
+fn quote_shows_key(quote: &book_answer::Quote, keys: &[String]) -> bool {
+    let shown = format!("{}\n{}", quote.intro.as_deref().unwrap_or(""), quote.text);
+    shows_key(&shown, keys)
+}
+
+/// Whether one of `answer`'s quotes holds one of `keys` (a refusal quotes nothing).
+fn quotes_show_key(answer: &book_answer::Answer, keys: &[String]) -> bool {
+    answer.quotes.iter().any(|q| quote_shows_key(q, keys))
 }
 
 /// Whether `shown` (a quote's text, with its lead-in) holds one of `keys`.
@@ -517,11 +533,8 @@ pub fn answer_metrics_graded(
             m.dead_ends += 1;
         }
         if !q.keys.is_empty() {
-            let shows = |qt: &book_answer::Quote| {
-                let shown = format!("{}\n{}", qt.intro.as_deref().unwrap_or(""), qt.text);
-                shows_key(&shown, &q.keys)
-            };
-            let shown = a.quotes.iter().any(shows);
+            let shows = |qt: &book_answer::Quote| quote_shows_key(qt, &q.keys);
+            let shown = quotes_show_key(&a, &q.keys);
             m.keyed += 1;
             m.key_shown += usize::from(shown);
             m.key_first += usize::from(a.quotes.first().is_some_and(shows));
@@ -606,6 +619,10 @@ pub struct ConversationMetrics {
     /// First questions refused (all are answerable): the follow-up then has no conversation to
     /// lean on, as in the widget, where a refusal is not a turn.
     pub first_refused: usize,
+    /// Follow-ups with answer keys (`eval/answer-keys/conversations/`).
+    pub keyed: usize,
+    /// Of them, answers in the conversation whose quotes show a key.
+    pub key_shown: usize,
 }
 
 impl ConversationMetrics {
@@ -627,6 +644,11 @@ impl ConversationMetrics {
     /// Share of first quotes from gold, among follow-ups whose gold is in the top 5.
     pub fn first_quote_rate(&self) -> f32 {
         share(self.first_quote_gold, self.gold_in_top5)
+    }
+
+    /// Share of keyed follow-ups whose answer in the conversation shows a key.
+    pub fn key_rate(&self) -> f32 {
+        share(self.key_shown, self.keyed)
     }
 }
 
@@ -677,6 +699,10 @@ pub fn conversation_metrics(
         };
         let (found, a) = answer_with_found(&book.index, texts, encoder, &q.question, &asked);
         m.refused += a.refused as usize;
+        if !q.keys.is_empty() {
+            m.keyed += 1;
+            m.key_shown += usize::from(quotes_show_key(&a, &q.keys));
+        }
         if in_top5(&found) {
             m.gold_in_top5 += 1;
             let first_source = a.quotes.first().and_then(|qt| a.sources.get(qt.source));
@@ -719,26 +745,28 @@ pub fn print_conversation_table(title: &str, rows: &[(String, ConversationMetric
     let w = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0).max(5);
     println!("\n{title}: follow-ups asked second in their conversation, and alone");
     println!(
-        "{:<w$} {:>5} {:>10} {:>7} {:>11} {:>9} {:>8} {:>13} {:>13}",
+        "{:<w$} {:>5} {:>10} {:>7} {:>11} {:>9} {:>9} {:>8} {:>13} {:>13}",
         "",
         "convs",
         "read-as-fu",
         "sec@5",
         "sec@5-alone",
         "1st-quote",
+        "key-shown",
         "refused",
         "refused-alone",
         "first-refused"
     );
     for (label, c) in rows {
         println!(
-            "{:<w$} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>8} {:>13} {:>13}",
+            "{:<w$} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>9.3} {:>8} {:>13} {:>13}",
             label,
             c.conversations,
             c.recognised_rate(),
             c.section_r5(),
             c.section_r5_alone(),
             c.first_quote_rate(),
+            c.key_rate(),
             c.refused,
             c.refused_alone,
             c.first_refused

@@ -1,33 +1,71 @@
-//! The passage a reader selected before asking ("Ask about this"). They have just read it, so an
-//! excerpt answer quotes what the book says about it and around it, not the passage back: "what
-//! does this mean?" about "Your simulated robot is a digital twin of the real robot." was answered
-//! with that very sentence.
+//! What the reader has just read: the passage they selected before asking ("Ask about this"), or
+//! the answer a follow-up follows. An excerpt answer quotes what the book says about it and around
+//! it rather than the same lines again: "what does this mean?" about "Your simulated robot is a
+//! digital twin of the real robot." was answered with that very sentence, and "and without python,
+//! straight from the terminal?" after the Python example with the Python example (the section's
+//! `ros2 action send_goal` line was there to quote).
 
-/// Share of a line's words the selection must hold, in a row, for the reader to have read the
+use crate::followup::is_follow_up;
+use crate::Turn;
+
+/// Share of a line's words what was read must hold, in a row, for the reader to have read the
 /// line: a line the selection holds whole has all of them; a selection that is most of a sentence
 /// ("Physics engines (like Gazebo's ODE, Bullet, or DART)" of "… compute realistic motion") or
 /// begins in its last words holds a part; two sentences that only share a phrase are not read.
 const READ_SHARE: f32 = 0.6;
 
-/// The selected passage's words, to tell the book's lines the reader has read in it.
+/// The words the reader has just read, to tell the book's lines they need not be shown again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selected {
+pub struct AlreadyRead {
     /// Its words as [`spaced_words`] writes them.
     spaced: String,
+    /// Where they were read.
+    pub seen: Seen,
 }
 
-impl Selected {
-    /// The passage `selection`, selected by a reader who asks `question` about it; `None` when
-    /// there is none, or when the question asks for the passage itself in short ("summarize
-    /// this", "tl;dr"): quoting its key lines back is then the answer.
-    pub fn of(question: &str, selection: Option<&str>) -> Option<Selected> {
-        let spaced = spaced_words(selection?);
-        (spaced.len() > 1 && !asks_summary(question)).then_some(Selected { spaced })
+/// Where the reader read what they have just read, which says whether a line of it may be quoted
+/// again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// The passage the question is about: never quoted back.
+    Selected,
+    /// The answer a follow-up follows: a line of it is quoted again only when the section the
+    /// answer comes from has nothing else to quote. The follow-up often asks about the same
+    /// section, and the line read may still be its answer ("can I save them all to a file?"
+    /// after a block of commands that ends with `ros2 param dump`). Left out altogether, the
+    /// labelled follow-ups lost 9 first quotes from their gold section and 4 answer keys.
+    PreviousAnswer,
+}
+
+impl AlreadyRead {
+    /// What a reader asking `question` has just read: the passage `selection` the question is
+    /// about, else, for a follow-up (a question that borrows the previous turn's words,
+    /// [`crate::followup::standalone_query`]), the last answer of `history`. `None` for a
+    /// question of its own, or one that asks for that text itself in short ("summarize this",
+    /// "tl;dr"): quoting its key lines is then the answer.
+    pub fn of(question: &str, selection: Option<&str>, history: &[Turn]) -> Option<AlreadyRead> {
+        if asks_summary(question) {
+            return None;
+        }
+        let (text, seen) = match selection {
+            Some(s) => (s, Seen::Selected),
+            None if is_follow_up(question) => {
+                (history.last()?.answer.as_str(), Seen::PreviousAnswer)
+            }
+            None => return None,
+        };
+        let spaced = spaced_words(text);
+        (spaced.len() > 1).then_some(AlreadyRead { spaced, seen })
     }
 
-    /// Whether the reader has read `line` of the book (a sentence, list item, code block or a
-    /// quote built of them) in the selection: the selection holds the line whole, or a run of at
-    /// least [`READ_SHARE`] of its words where the selection begins, ends or lies in the line.
+    /// Whether a line of it may be quoted again when its section has nothing else.
+    pub fn may_requote(&self) -> bool {
+        self.seen == Seen::PreviousAnswer
+    }
+
+    /// Whether the reader has just read `line` of the book (a sentence, list item, code block or
+    /// a quote built of them): what they read holds the line whole, or a run of at least
+    /// [`READ_SHARE`] of its words where it begins, ends or lies in the line.
     pub fn has_read(&self, line: &str) -> bool {
         let line = spaced_words(line);
         let words = |s: &str| s.matches(' ').count().saturating_sub(1) as f32;
@@ -101,8 +139,8 @@ mod tests {
     const PASSAGE: &str = "The Digital Twin: Your simulated robot is a **digital twin** of the \
                            real robot. Ideally, what works in simulation works in reality.";
 
-    fn selected(s: &str) -> Selected {
-        Selected::of("what does this mean?", Some(s)).unwrap()
+    fn selected(s: &str) -> AlreadyRead {
+        AlreadyRead::of("what does this mean?", Some(s), &[]).unwrap()
     }
 
     #[test]
@@ -160,10 +198,36 @@ mod tests {
     }
 
     #[test]
+    fn a_follow_up_has_read_the_answer_it_follows() {
+        let history = [Turn {
+            question: "how do I set up tab completion in bash?".into(),
+            answer: "Excerpts from the book:\n\n> Run `eval \"$(python my_app.py -sc install=bash)\"` [1]"
+                .into(),
+        }];
+        let read = AlreadyRead::of("and for zsh?", None, &history).unwrap();
+        assert!(read.may_requote());
+        assert!(read.has_read("Run `eval \"$(python my_app.py -sc install=bash)\"`"));
+        assert!(!read.has_read("Zsh is compatible with the Bash shell completion."));
+        // A question of its own starts afresh.
+        assert_eq!(
+            AlreadyRead::of("How do I configure logging?", None, &history),
+            None
+        );
+        // A question about a selection has read the selection, and never sees it again.
+        let about = AlreadyRead::of("why?", Some(PASSAGE), &history).unwrap();
+        assert!(!about.may_requote());
+        assert!(about.has_read("Ideally, what works in simulation works in reality."));
+        assert!(!about.has_read("Run `eval \"$(python my_app.py -sc install=bash)\"`"));
+    }
+
+    #[test]
     fn a_summary_is_asked_of_the_passage_itself() {
-        assert_eq!(Selected::of("Summarize this", Some(PASSAGE)), None);
-        assert_eq!(Selected::of("tl;dr?", Some(PASSAGE)), None);
-        assert_eq!(Selected::of("what does this mean?", None), None);
-        assert_eq!(Selected::of("what does this mean?", Some("  ** ")), None);
+        assert_eq!(AlreadyRead::of("Summarize this", Some(PASSAGE), &[]), None);
+        assert_eq!(AlreadyRead::of("tl;dr?", Some(PASSAGE), &[]), None);
+        assert_eq!(AlreadyRead::of("what does this mean?", None, &[]), None);
+        assert_eq!(
+            AlreadyRead::of("what does this mean?", Some("  ** "), &[]),
+            None
+        );
     }
 }
