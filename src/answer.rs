@@ -242,12 +242,16 @@ mod tests {
 
     /// Plans `question` on the robot book with no page, history or preferences.
     fn ask(question: &str, session_id: &str, llm: bool) -> Plan {
-        let page = PageContext::default();
+        ask_on(&PageContext::default(), question, session_id, llm)
+    }
+
+    /// Plans `question` on the robot book, asked from `page`, with no history or preferences.
+    fn ask_on(page: &PageContext, question: &str, session_id: &str, llm: bool) -> Plan {
         plan(
             &retriever(),
             question,
             None,
-            &page,
+            page,
             &ConversationSoFar::default(),
             &Answering {
                 prefs: Preferences::default(),
@@ -288,21 +292,7 @@ mod tests {
             selection: Some(selection.into()),
             ..PageContext::default()
         };
-        let planned = |llm: bool| {
-            plan(
-                &retriever(),
-                EXPLAIN_THIS,
-                None,
-                &page,
-                &ConversationSoFar::default(),
-                &Answering {
-                    prefs: Preferences::default(),
-                    words: &Words::default(),
-                    session_id: "s",
-                    llm,
-                },
-            )
-        };
+        let planned = |llm: bool| ask_on(&page, EXPLAIN_THIS, "s", llm);
         let Plan::Extractive(d) = planned(false) else {
             panic!("no excerpt answer")
         };

@@ -2238,6 +2238,29 @@ mod properties {
         prop::collection::vec(line(), 0..14).prop_map(|l| l.join("\n"))
     }
 
+    /// One source a text, ranked in order; the first in a chapter named `first_chapter` (the
+    /// others in "C").
+    fn sources_of(texts: &[String], first_chapter: &str) -> Vec<Source> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Source {
+                chunk: i as u32,
+                chapter: if i == 0 {
+                    first_chapter.into()
+                } else {
+                    "C".into()
+                },
+                section: None,
+                parent: None,
+                url: format!("/c#{i}"),
+                text: t.clone(),
+                score: 1.0,
+                subsections: Vec::new(),
+            })
+            .collect()
+    }
+
     proptest! {
         #[test]
         fn quotes_are_well_formed(
@@ -2245,20 +2268,7 @@ mod properties {
             question in "(how do I |what is |which )?[a-z ]{0,30}",
             sentences in 1usize..6,
         ) {
-            let sources: Vec<Source> = texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Source {
-                    chunk: i as u32,
-                    chapter: if i == 0 { "Chapter 1 Quiz".into() } else { "C".into() },
-                    section: None,
-                    parent: None,
-                    url: format!("/c#{i}"),
-                    text: t.clone(),
-                    score: 1.0,
-                    subsections: Vec::new(),
-                })
-                .collect();
+            let sources = sources_of(&texts, "Chapter 1 Quiz");
             let style = Style { sentences, ..Style::default() };
             let quotes = choose(&question, &sources, None, None, &style, None);
             for q in &quotes {
@@ -2292,20 +2302,7 @@ mod properties {
             let chars: Vec<char> = text.chars().collect();
             let from = from.min(chars.len());
             let selection: String = chars[from..(from + len).min(chars.len())].iter().collect();
-            let sources: Vec<Source> = texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Source {
-                    chunk: i as u32,
-                    chapter: "C".into(),
-                    section: None,
-                    parent: None,
-                    url: format!("/c#{i}"),
-                    text: t.clone(),
-                    score: 1.0,
-                    subsections: Vec::new(),
-                })
-                .collect();
+            let sources = sources_of(&texts, "C");
             let query = format!("{question} {selection}");
             let selected = AlreadyRead::of(&question, Some(&selection), &[]);
             let quotes = choose(&query, &sources, None, None, &Style::default(), selected.as_ref());

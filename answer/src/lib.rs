@@ -315,29 +315,28 @@ mod tests {
         )
     }
 
+    /// The answer searched and composed for `query` on the robot book, by a reader who has `read`
+    /// what is given.
+    fn answer_query(query: &str, read: Option<&AlreadyRead>) -> Answer {
+        let (index, texts) = testing::robot_book();
+        let res = index.search(&SearchRequest::new(query, None));
+        compose(
+            query,
+            &found::collect(&index, &texts, &res, None),
+            None,
+            &Preferences::default(),
+            &Words::default(),
+            read,
+        )
+    }
+
     #[test]
     fn a_selected_passage_is_not_quoted_back() {
         // "Ask about this" on the Nodes section's first sentence: the reader has read it.
-        let (index, texts) = testing::robot_book();
         let selection = "A node is a process in the ROS graph that performs computation.";
         let question = "what does this mean?";
         let query = followup::standalone_query(question, &[], Some(selection));
-        let found = found::collect(
-            &index,
-            &texts,
-            &index.search(&SearchRequest::new(&query, None)),
-            None,
-        );
-        let answer = |selected: Option<&AlreadyRead>| {
-            compose(
-                &query,
-                &found,
-                None,
-                &Preferences::default(),
-                &Words::default(),
-                selected,
-            )
-        };
+        let answer = |selected: Option<&AlreadyRead>| answer_query(&query, selected);
         let echoed = answer(None);
         assert!(
             echoed.quotes.iter().any(|q| q.text.contains(selection)),
@@ -369,29 +368,15 @@ mod tests {
 
     #[test]
     fn a_follow_up_quotes_what_the_answer_before_did_not() {
-        let (index, texts) = testing::robot_book();
         let ask_after = |previous: &str, quoted: &str, question: &str| {
             let history = [Turn {
                 question: previous.into(),
                 answer: format!("{}\n\n> {quoted} [1]", words::EXCERPT_LABEL),
             }];
             let query = followup::standalone_query(question, &history, None);
-            let found = found::collect(
-                &index,
-                &texts,
-                &index.search(&SearchRequest::new(&query, None)),
-                None,
-            );
             let read = AlreadyRead::of(question, None, &history);
             assert!(read.is_some(), "{question:?} is not read as a follow-up");
-            compose(
-                &query,
-                &found,
-                None,
-                &Preferences::default(),
-                &Words::default(),
-                read.as_ref(),
-            )
+            answer_query(&query, read.as_ref())
         };
         // The section has another line: it comes first, and the line read is not repeated.
         let a = ask_after(
