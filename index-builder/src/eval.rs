@@ -759,14 +759,19 @@ pub fn print_conversation_table(title: &str, rows: &[(String, ConversationMetric
     );
     for (label, c) in rows {
         println!(
-            "{:<w$} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>9.3} {:>8} {:>13} {:>13}",
+            "{:<w$} {:>5} {:>10.3} {:>7.3} {:>11.3} {:>9.3} {:>9} {:>8} {:>13} {:>13}",
             label,
             c.conversations,
             c.recognised_rate(),
             c.section_r5(),
             c.section_r5_alone(),
             c.first_quote_rate(),
-            c.key_rate(),
+            // No keys attached (`index-builder eval` reads none): nothing measured.
+            if c.keyed == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.3}", c.key_rate())
+            },
             c.refused,
             c.refused_alone,
             c.first_refused
