@@ -20,13 +20,13 @@ pub struct AlreadyRead {
     /// Its words as [`spaced_words`] writes them.
     spaced: String,
     /// Where they were read.
-    pub seen: Seen,
+    seen: Seen,
 }
 
 /// Where the reader read what they have just read, which says whether a line of it may be quoted
 /// again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Seen {
+enum Seen {
     /// The passage the question is about: never quoted back.
     Selected,
     /// The answer a follow-up follows: a line of it is quoted again only when the section the
@@ -70,20 +70,20 @@ impl AlreadyRead {
         let line = spaced_words(line);
         let words = |s: &str| s.matches(' ').count().saturating_sub(1) as f32;
         let enough = |part: &str| words(part) >= READ_SHARE * words(&line);
-        let sel = self.spaced.as_str();
+        let read = self.spaced.as_str();
         if line.len() <= 1 {
             return false;
         }
-        if sel.contains(&line) {
+        if read.contains(&line) {
             return true;
         }
-        if line.contains(sel) {
-            return enough(sel);
+        if line.contains(read) {
+            return enough(read);
         }
-        // Split after each word: the line's tail opens the selection, or its head closes it.
+        // Split after each word: the line's tail opens what was read, or its head closes it.
         line.match_indices(' ').any(|(at, _)| {
             let (head, tail) = (&line[..=at], &line[at..]);
-            (sel.starts_with(tail) && enough(tail)) || (sel.ends_with(head) && enough(head))
+            (read.starts_with(tail) && enough(tail)) || (read.ends_with(head) && enough(head))
         })
     }
 }
@@ -115,21 +115,22 @@ fn spaced_words(text: &str) -> String {
     spaced
 }
 
-/// Whether `question` asks for the passage in short rather than about it.
+/// Whether `question` asks for the passage in short rather than about it: a word opening with
+/// "summar" or "recap", or "tl;dr", "gist", "in short", "key points", "main points" (whole words:
+/// "logistics" holds "gist").
 fn asks_summary(question: &str) -> bool {
-    let q = question.to_lowercase();
-    [
-        "summar",
-        "tl;dr",
-        "tldr",
-        "recap",
-        "gist",
-        "in short",
-        "key points",
-        "main points",
-    ]
-    .iter()
-    .any(|w| q.contains(w))
+    let q = spaced_words(question);
+    [" summar", " recap"].iter().any(|w| q.contains(w))
+        || [
+            " tl dr ",
+            " tldr ",
+            " gist ",
+            " in short ",
+            " key points ",
+            " main points ",
+        ]
+        .iter()
+        .any(|w| q.contains(w))
 }
 
 #[cfg(test)]
@@ -224,6 +225,11 @@ mod tests {
     fn a_summary_is_asked_of_the_passage_itself() {
         assert_eq!(AlreadyRead::of("Summarize this", Some(PASSAGE), &[]), None);
         assert_eq!(AlreadyRead::of("tl;dr?", Some(PASSAGE), &[]), None);
+        assert_eq!(
+            AlreadyRead::of("Give me the gist", Some(PASSAGE), &[]),
+            None
+        );
+        assert!(AlreadyRead::of("why does logistics matter here?", Some(PASSAGE), &[]).is_some());
         assert_eq!(AlreadyRead::of("what does this mean?", None, &[]), None);
         assert_eq!(
             AlreadyRead::of("what does this mean?", Some("  ** "), &[]),
