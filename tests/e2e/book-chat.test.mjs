@@ -49,7 +49,6 @@ async function ask(page, question) {
   await page.getByRole('button', {name: 'Send', exact: true}).click();
 }
 
-/** The last answer in the conversation. */
 // `index-builder answer` for batch lines (objects), asked from CHAPTER: what the widget must show
 // with no LLM.
 function answerLines(rows) {
@@ -69,6 +68,7 @@ function answerLines(rows) {
 // Markdown as the reader reads it: no code ticks or emphasis marks, one space between words.
 const plain = (t) => t.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim();
 
+/** The last answer in the conversation. */
 const lastAnswer = (page) => page.locator('.bc-turn').last().locator('.bc-a');
 
 /** The first citation link (in the "Sources" list) that points at a section anchor. */
