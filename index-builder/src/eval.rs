@@ -740,6 +740,131 @@ pub fn conversation_metrics(
     (m, misses)
 }
 
+/// A labelled "Ask about this" case (`eval/selections/`): a passage of a page the reader selected,
+/// the question they asked about it, the sections that answer it beyond the passage, and the
+/// book's phrases an answer must show (none of them in the passage).
+#[derive(Debug, Clone, Deserialize)]
+pub struct SelectionCase {
+    /// Stable id.
+    pub id: String,
+    /// Source path of the page the passage is on (the page asked from).
+    pub path: String,
+    /// The passage, as the page shows it.
+    pub selection: String,
+    /// The reader's question about it.
+    pub question: String,
+    /// The sections that answer it.
+    pub gold: Vec<Target>,
+    /// The phrases an answer must show, any one of them.
+    pub keys: Vec<String>,
+}
+
+/// Reads a JSON-lines file of "Ask about this" cases.
+pub fn read_selections(path: &Path) -> Result<Vec<SelectionCase>> {
+    read_json_lines(path, "selection case")
+}
+
+/// How "Ask about this" is answered with no LLM.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SelectionMetrics {
+    /// Cases asked.
+    pub cases: usize,
+    /// Answers refused.
+    pub refused: usize,
+    /// Answers whose quotes show a key.
+    pub key_shown: usize,
+    /// Answers whose first quote comes from a gold section.
+    pub first_quote_gold: usize,
+    /// Answers with a quote the selection holds (the passage quoted back).
+    pub echoed: usize,
+}
+
+impl SelectionMetrics {
+    /// Share of answers showing a key.
+    pub fn key_rate(&self) -> f32 {
+        share(self.key_shown, self.cases)
+    }
+
+    /// Share of answers whose first quote comes from a gold section.
+    pub fn first_quote_rate(&self) -> f32 {
+        share(self.first_quote_gold, self.cases)
+    }
+}
+
+/// Asks each case as the widget does: from its page, with its passage selected, no LLM.
+pub fn selection_metrics(
+    book: &BuiltBook,
+    texts: &book_retrieval::ChunkTexts,
+    cases: &[SelectionCase],
+    encoder: Option<&Encoder>,
+) -> SelectionMetrics {
+    use crate::answer::{answer, Asked};
+    let mut m = SelectionMetrics::default();
+    for c in cases {
+        m.cases += 1;
+        let page = book
+            .index
+            .meta
+            .pages
+            .iter()
+            .find(|p| p.path == c.path)
+            .map(|p| p.url.as_str());
+        let asked = Asked {
+            page,
+            selection: Some(&c.selection),
+            ..Asked::default()
+        };
+        let a = answer(&book.index, texts, encoder, &c.question, &asked);
+        if a.refused {
+            m.refused += 1;
+            continue;
+        }
+        m.key_shown += usize::from(quotes_show_key(&a, &c.keys));
+        let gold = Labelled {
+            id: c.id.clone(),
+            question: c.question.clone(),
+            path: c.gold.first().map(|t| t.path.clone()),
+            heading: c.gold.first().and_then(|t| t.heading.clone()),
+            also: c.gold.iter().skip(1).cloned().collect(),
+            out_of_scope: false,
+            keys: c.keys.clone(),
+        };
+        let first = a.quotes.first().and_then(|q| a.sources.get(q.source));
+        m.first_quote_gold += usize::from(first.is_some_and(|s| {
+            book.index
+                .chunk(s.chunk)
+                .is_some_and(|ch| section_matches(&gold, book, &ch.path, ch.section.as_deref()))
+        }));
+        let selection = key_text(&c.selection);
+        m.echoed += usize::from(a.quotes.iter().any(|q| {
+            let quoted = key_text(&q.text);
+            !quoted.is_empty() && selection.contains(&quoted)
+        }));
+    }
+    m
+}
+
+/// Prints "Ask about this" figures, one row per label.
+pub fn print_selection_table(title: &str, rows: &[(String, SelectionMetrics)]) {
+    let w = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0).max(5);
+    println!("\n{title}: questions about a selected passage, no LLM");
+    println!(
+        "{:<w$} {:>5} {:>8} {:>9} {:>9} {:>7}",
+        "", "cases", "refused", "key-shown", "1st-quote", "echoed"
+    );
+    for (label, m) in rows {
+        println!(
+            "{:<w$} {:>5} {:>8} {:>9.3} {:>9.3} {:>7}",
+            label,
+            m.cases,
+            m.refused,
+            m.key_rate(),
+            m.first_quote_rate(),
+            m.echoed
+        );
+    }
+}
+
 /// Prints conversation figures, one row per label (a phase, or a book and a phase).
 pub fn print_conversation_table(title: &str, rows: &[(String, ConversationMetrics)]) {
     let w = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0).max(5);

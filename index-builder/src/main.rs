@@ -105,6 +105,11 @@ enum Command {
         /// {"id","previous","question","path","heading","also"?} (see eval/conversations/).
         #[arg(long)]
         conversations: Option<PathBuf>,
+        /// Also measure "Ask about this" answers (no LLM): JSON lines of
+        /// {"id","path","selection","question","gold":[{"path","heading"}],"keys"} (see
+        /// eval/selections/).
+        #[arg(long)]
+        selections: Option<PathBuf>,
     },
     /// Choose the search weights leave-one-book-out: score a grid of settings on several labelled
     /// books and print, for each book, the figures of the setting best on the other books.
@@ -527,6 +532,7 @@ fn run(cli: Cli) -> Result<()> {
             misses,
             signals,
             conversations,
+            selections,
         } => {
             let opts = book.options()?;
             let qs = eval::read_questions(&questions)?;
@@ -597,6 +603,21 @@ fn run(cli: Cli) -> Result<()> {
                         }
                     }
                 }
+            }
+            if let Some(path) = selections {
+                let cases = eval::read_selections(&path)?;
+                let rows: Vec<(String, eval::SelectionMetrics)> = [
+                    ("before-encoder", None),
+                    ("with encoder", Some(&built.encoder)),
+                ]
+                .into_iter()
+                .map(|(phase, enc)| {
+                    let m = eval::selection_metrics(&built, &texts, &cases, enc);
+                    (phase.to_string(), m)
+                })
+                .collect();
+                let name = format!("{} ({} cases)", path.display(), cases.len());
+                eval::print_selection_table(&name, &rows);
             }
             Ok(())
         }
