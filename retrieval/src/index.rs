@@ -218,6 +218,10 @@ pub struct SearchRequest<'a> {
     /// sections offering the same question (the Docusaurus docs' 17 "Example configuration"
     /// sections ask "Can you show the example configuration?"), that one comes first.
     pub offered_by: Option<&'a str>,
+    /// The question is about a passage of the book the reader selected ("Ask about this"): the
+    /// book holds its subject, so it is never refused (while anything matches), however little
+    /// of the passage `query` repeats.
+    pub about_passage: bool,
     /// Which signals to use.
     pub mode: Mode,
     /// Exact f32 vectors (one row per chunk) to use instead of the quantized ones: evaluation only.
@@ -235,6 +239,7 @@ impl<'a> SearchRequest<'a> {
             conversation_source_url: None,
             asked: None,
             offered_by: None,
+            about_passage: false,
             mode: Mode::Hybrid,
             exact_vectors: None,
         }
@@ -844,9 +849,10 @@ impl Index {
         let off_topic =
             mode != Mode::Bm25Only && s.min_cosine.is_some_and(|floor| best_dense < floor);
         let refused = hits.is_empty()
-            || (mode == Mode::Bm25Only && bm.query_terms == 0)
-            || off_topic
-            || (best < threshold && words_refuse);
+            || (!req.about_passage
+                && ((mode == Mode::Bm25Only && bm.query_terms == 0)
+                    || off_topic
+                    || (best < threshold && words_refuse)));
         SearchResults {
             hits,
             refused,
@@ -1036,6 +1042,34 @@ fn corrupt(reason: String) -> AssetError {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_question_about_a_selected_passage_is_never_refused_while_something_matches() {
+        let idx = crate::testing::index();
+        // Off the book's subject but for one word of it: refused as a question of its own.
+        let q = "what would this cost in a pizza restaurant kitchen with nodes";
+        let own = idx.search(&super::SearchRequest {
+            mode: super::Mode::Bm25Only,
+            ..super::SearchRequest::new(q, None)
+        });
+        assert!(
+            own.refused,
+            "the question is not refused alone: nothing is checked"
+        );
+        let about = idx.search(&super::SearchRequest {
+            mode: super::Mode::Bm25Only,
+            about_passage: true,
+            ..super::SearchRequest::new(q, None)
+        });
+        assert!(!about.refused && !about.hits.is_empty());
+        // Nothing matching at all is still nothing to show.
+        let none = idx.search(&super::SearchRequest {
+            mode: super::Mode::Bm25Only,
+            about_passage: true,
+            ..super::SearchRequest::new("zzqx", None)
+        });
+        assert!(none.refused);
+    }
+
     /// The tiny index with passage vectors: one passage of chunk 3 whose vector is `v`.
     fn with_passage(v: &[f32]) -> super::Index {
         let mut idx = crate::testing::unwritten_index();
