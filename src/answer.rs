@@ -1,7 +1,7 @@
 //! From a question to what to do: refuse (nothing relevant, no LLM call), answer with excerpts, or
 //! send a grounded prompt to the LLM. Pure: the UI runs the plan.
 
-use book_answer::followup::standalone_query;
+use book_answer::followup::{standalone_query, Leaning};
 use book_answer::found::Found;
 use book_answer::AlreadyRead;
 
@@ -84,20 +84,21 @@ pub struct Answering<'a> {
     pub llm: bool,
 }
 
-/// The search for `question` (searched as `query`, its stand-alone form), asked from `page` in a
-/// conversation whose last answer listed `previous_source` first.
+/// The search for `question` (searched as `query`, its stand-alone form), asked from `page`,
+/// leaning on `leaning`, in a conversation whose last answer listed `previous_source` first.
 fn search_request<'a>(
     query: &'a str,
     question: &'a str,
     offered_by: Option<&'a str>,
     page: &'a PageContext,
+    leaning: Leaning<'_>,
     previous_source: Option<&'a str>,
 ) -> book_retrieval::SearchRequest<'a> {
     book_answer::followup::search_request(
         query,
         question,
         (!page.url.is_empty()).then_some(page.url.as_str()),
-        page.selection.as_deref(),
+        leaning,
         previous_source,
         offered_by,
     )
@@ -132,13 +133,15 @@ pub fn plan(
         session_id,
         llm,
     } = *how;
-    let query = standalone_query(question, history, page.selection.as_deref());
-    let read = AlreadyRead::of(question, page.selection.as_deref(), history);
+    let leaning = Leaning::of(question, page.selection.as_deref(), history);
+    let query = standalone_query(question, leaning);
+    let read = AlreadyRead::of(question, leaning);
     let found = retriever.search(search_request(
         &query,
         question,
         offered_by,
         page,
+        leaning,
         previous_source,
     ));
     if found.refused || found.sources.is_empty() {
@@ -271,7 +274,12 @@ mod tests {
                 selection: selection.map(str::to_string),
                 ..PageContext::default()
             };
-            search_request(question, question, None, &page, previous)
+            let history = [Turn {
+                question: "How do I bridge Gazebo topics?".into(),
+                answer: "Run the bridge.".into(),
+            }];
+            let leaning = Leaning::of(question, page.selection.as_deref(), &history);
+            search_request(question, question, None, &page, leaning, previous)
                 .conversation_source_url
                 .map(str::to_string)
         };

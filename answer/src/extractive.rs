@@ -2304,7 +2304,8 @@ mod properties {
             let selection: String = chars[from..(from + len).min(chars.len())].iter().collect();
             let sources = sources_of(&texts, "C");
             let query = format!("{question} {selection}");
-            let selected = AlreadyRead::of(&question, Some(&selection), &[]);
+            let selected =
+                AlreadyRead::of(&question, crate::followup::Leaning::OnSelection(&selection));
             let quotes = choose(&query, &sources, None, None, &Style::default(), selected.as_ref());
             if let Some(selected) = &selected {
                 for q in &quotes {

@@ -227,6 +227,32 @@ fn points_back(question: &str) -> bool {
     !(before.len() >= 2 || before.iter().any(|w| named(w)))
 }
 
+/// What a question leans on to be understood, decided once per question so that its search
+/// ([`standalone_query`], [`search_request`]) and the lines its answer does not show again
+/// ([`crate::read::AlreadyRead`]) agree on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaning<'a> {
+    /// A question about the passage the reader selected ("Ask about this"): the passage is its
+    /// subject, whatever the conversation before.
+    OnSelection(&'a str),
+    /// A follow-up ([`is_follow_up`]) of the conversation's last answered turn.
+    OnLastTurn(&'a Turn),
+    /// A question of its own.
+    OnItself,
+}
+
+impl<'a> Leaning<'a> {
+    /// What `question`, asked with `selection` selected after the answered turns `history`
+    /// (oldest first), leans on.
+    pub fn of(question: &str, selection: Option<&'a str>, history: &'a [Turn]) -> Leaning<'a> {
+        match (selection, history.last()) {
+            (Some(passage), _) => Leaning::OnSelection(passage),
+            (None, Some(last)) if is_follow_up(question) => Leaning::OnLastTurn(last),
+            _ => Leaning::OnItself,
+        }
+    }
+}
+
 /// How many of the previous turn's topic words a follow-up borrows: enough to name the
 /// conversation's subject, few enough that the follow-up's own words still choose the section
 /// ("how do I check it before executing it?" after a question about prompting an LLM for a plan
@@ -249,23 +275,26 @@ const SELECTION_WORDS: usize = 24;
 /// (`SearchRequest::about_passage`): the book holds the passage.
 const SELECTION_WORDS_BESIDE_OWN: usize = 3;
 
-/// The retrieval query for `question`: the question itself, plus the selection's and the previous
-/// turn's topic words when it is a follow-up. Stays within 1000 characters.
-pub fn standalone_query(question: &str, history: &[Turn], selection: Option<&str>) -> String {
+/// The retrieval query for `question`: the question itself, plus the topic words of what it
+/// leans on (the selected passage's, or the previous turn's for a follow-up). Stays within 1000
+/// characters.
+pub fn standalone_query(question: &str, leaning: Leaning<'_>) -> String {
     let mut query = question.trim().to_string();
     let own = content_words(question);
     let mut extra: Vec<String> = Vec::new();
-    if let Some(sel) = selection {
-        // The selection is the subject of "Explain this": its topic words lead the query, unless
-        // the question has topic words of its own, which then say what is asked about it.
-        let n = if crate::text::terms(question).len() >= 2 {
-            SELECTION_WORDS_BESIDE_OWN
-        } else {
-            SELECTION_WORDS
-        };
-        extra.extend(content_words(sel).into_iter().take(n));
-    } else if is_follow_up(question) {
-        if let Some(prev) = history.last() {
+    match leaning {
+        Leaning::OnSelection(sel) => {
+            // The selection is the subject of "Explain this": its topic words lead the query,
+            // unless the question has topic words of its own, which then say what is asked
+            // about it.
+            let n = if crate::text::terms(question).len() >= 2 {
+                SELECTION_WORDS_BESIDE_OWN
+            } else {
+                SELECTION_WORDS
+            };
+            extra.extend(content_words(sel).into_iter().take(n));
+        }
+        Leaning::OnLastTurn(prev) => {
             let mut prev_words = content_words(&prev.question);
             if prev_words.len() < 3 {
                 // The answer's own words, not the excerpt answer's label ("no AI summary; the
@@ -275,6 +304,7 @@ pub fn standalone_query(question: &str, history: &[Turn], selection: Option<&str
             }
             extra.extend(prev_words.into_iter().take(BORROWED_WORDS));
         }
+        Leaning::OnItself => {}
     }
     for w in extra {
         if !own.contains(&w) && !query.to_lowercase().split_whitespace().any(|q| q == w) {
@@ -289,44 +319,53 @@ pub fn standalone_query(question: &str, history: &[Turn], selection: Option<&str
 
 /// The source whose page a follow-up's search favours, beside that source itself
 /// ([`book_retrieval::SearchRequest::conversation_source_url`]): `previous_source`, the first source
-/// the previous answer listed, when `question` is a follow-up that borrows the previous turn's words
-/// ([`standalone_query`]); `None` for a question that does not, or asked about a selected passage
-/// (the passage is its subject).
+/// the previous answer listed, when the question leans on that turn ([`Leaning::OnLastTurn`]);
+/// `None` for a question of its own, or one about a selected passage (the passage is its subject).
 pub fn conversation_source<'a>(
-    question: &str,
-    selection: Option<&str>,
+    leaning: Leaning<'_>,
     previous_source: Option<&'a str>,
 ) -> Option<&'a str> {
-    previous_source.filter(|_| selection.is_none() && is_follow_up(question))
+    previous_source.filter(|_| matches!(leaning, Leaning::OnLastTurn(_)))
 }
 
 /// The search for `question` (the reader's words), searched as `query` (its stand-alone form,
 /// [`standalone_query`]): asked from the page at `page` (its sections get the current page's
-/// boost), with `selection` selected, in a conversation whose last answer listed
-/// `previous_source` first ([`conversation_source`]), and, when the reader clicked it as a
-/// follow-up, `offered_by` the section that offered it. One request for the widget and
-/// `index-builder answer`, so both search alike.
+/// boost), leaning on `leaning`, in a conversation whose last answer listed `previous_source`
+/// first ([`conversation_source`]), and, when the reader clicked it as a follow-up, `offered_by`
+/// the section that offered it. One request for the widget and `index-builder answer`, so both
+/// search alike.
 pub fn search_request<'a>(
     query: &'a str,
     question: &'a str,
     page: Option<&'a str>,
-    selection: Option<&str>,
+    leaning: Leaning<'_>,
     previous_source: Option<&'a str>,
     offered_by: Option<&'a str>,
 ) -> book_retrieval::SearchRequest<'a> {
     let mut req = book_retrieval::SearchRequest::new(query, None);
     req.k = book_retrieval::index::DEFAULT_K;
     req.current_page_url = page;
-    req.conversation_source_url = conversation_source(question, selection, previous_source);
+    req.conversation_source_url = conversation_source(leaning, previous_source);
     req.asked = Some(question);
     req.offered_by = offered_by;
-    req.about_passage = selection.is_some();
+    req.about_passage = matches!(leaning, Leaning::OnSelection(_));
     req
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`standalone_query`] of `q` asked after `history` with `selection` selected.
+    fn query(q: &str, history: &[Turn], selection: Option<&str>) -> String {
+        standalone_query(q, Leaning::of(q, selection, history))
+    }
+
+    /// [`conversation_source`] of `q` asked after a turn about Isaac Sim with `selection` selected.
+    fn source<'a>(q: &str, selection: Option<&str>, previous: Option<&'a str>) -> Option<&'a str> {
+        let history = [turn("How do I install Isaac Sim?", "Use the launcher.")];
+        conversation_source(Leaning::of(q, selection, &history), previous)
+    }
 
     fn turn(q: &str, a: &str) -> Turn {
         Turn {
@@ -338,30 +377,18 @@ mod tests {
     #[test]
     fn only_a_follow_up_favours_the_previous_answers_page() {
         let page = Some("/docs/isaac");
-        assert_eq!(
-            conversation_source("How do I install it?", None, page),
-            page
-        );
-        assert_eq!(conversation_source("and for zsh?", None, page), page);
-        assert_eq!(
-            conversation_source("How do I launch Gazebo worlds?", None, page),
-            None
-        );
-        assert_eq!(
-            conversation_source("Explain this", Some("a passage"), page),
-            None
-        );
-        assert_eq!(
-            conversation_source("How do I install it?", None, None),
-            None
-        );
+        assert_eq!(source("How do I install it?", None, page), page);
+        assert_eq!(source("and for zsh?", None, page), page);
+        assert_eq!(source("How do I launch Gazebo worlds?", None, page), None);
+        assert_eq!(source("Explain this", Some("a passage"), page), None);
+        assert_eq!(source("How do I install it?", None, None), None);
     }
 
     #[test]
     fn self_contained_question_is_unchanged() {
         let h = [turn("What is a ROS 2 node?", "A node is a process.")];
         assert_eq!(
-            standalone_query("How do I launch Gazebo worlds?", &h, None),
+            query("How do I launch Gazebo worlds?", &h, None),
             "How do I launch Gazebo worlds?"
         );
     }
@@ -369,7 +396,7 @@ mod tests {
     #[test]
     fn pronoun_follow_up_borrows_previous_topic() {
         let h = [turn("What is a ROS 2 node?", "A node is a process.")];
-        let q = standalone_query("How do I create one in Python?", &h, None);
+        let q = query("How do I create one in Python?", &h, None);
         assert!(q.starts_with("How do I create one in Python?"));
         assert!(q.contains("ros") && q.contains("node"), "{q}");
     }
@@ -377,7 +404,7 @@ mod tests {
     #[test]
     fn elliptic_follow_up() {
         let h = [turn("How does Isaac Sim render scenes?", "With RTX.")];
-        let q = standalone_query("What about physics?", &h, None);
+        let q = query("What about physics?", &h, None);
         assert!(q.contains("isaac") && q.contains("physics"), "{q}");
         assert!(is_follow_up("Why?"));
         assert!(is_follow_up("why not?"));
@@ -437,9 +464,9 @@ mod tests {
         assert!(is_follow_up("in C++?"));
         assert!(!is_follow_up("What is URDF?"));
         assert!(!is_follow_up("What is a quaternion?"));
-        let q = standalone_query("What is URDF?", &h, None);
+        let q = query("What is URDF?", &h, None);
         assert_eq!(q, "What is URDF?");
-        let q = standalone_query("why does ros2 run say no executable found", &h, None);
+        let q = query("why does ros2 run say no executable found", &h, None);
         assert_eq!(q, "why does ros2 run say no executable found");
     }
 
@@ -481,7 +508,7 @@ mod tests {
             crate::words::EXCERPT_LABEL
         );
         let h = [turn("what's urdf?", &answer)];
-        let q = standalone_query("how do I check one for errors?", &h, None);
+        let q = query("how do I check one for errors?", &h, None);
         assert!(q.contains("urdf"), "{q}");
         for label_word in ["excerpts", "summary", "relevant", "passages", "quoted"] {
             assert!(!q.contains(label_word), "{q}");
@@ -494,14 +521,14 @@ mod tests {
             "how should I prompt an llm so it gives me a plan my robot can actually run?",
             "Ask for JSON.",
         )];
-        let q = standalone_query("how do I check it before executing it?", &h, None);
+        let q = query("how do I check it before executing it?", &h, None);
         let borrowed = q.trim_start_matches("how do I check it before executing it?");
         assert_eq!(borrowed.split_whitespace().count(), BORROWED_WORDS, "{q}");
     }
 
     #[test]
     fn selection_drives_explain_this() {
-        let q = standalone_query(
+        let q = query(
             "Explain this",
             &[],
             Some("The URDF file describes links and joints."),
@@ -514,33 +541,34 @@ mod tests {
         let passage =
             "ROS 2 was redesigned around an industry standard, the Data Distribution Service \
                        (DDS), which removes the master entirely.";
-        let q = standalone_query(
+        let q = query(
             "ok but without a master how do nodes find each other?",
             &[],
             Some(passage),
         );
         // The passage's first three topic words name the subject; the rest stay out.
         assert!(q.ends_with(" ros redesigned around"), "{q}");
-        let generic = standalone_query("why?", &[], Some(passage));
+        let generic = query("why?", &[], Some(passage));
         assert!(
             generic.contains("distribution") && generic.contains("entirely"),
             "{generic}"
         );
         // Either way the search is about the passage, which the book holds: never refused.
-        let req = search_request(&q, "why?", None, Some(passage), None, None);
-        assert!(req.about_passage);
-        assert!(!search_request(&q, "why?", None, None, None, None).about_passage);
+        let about = Leaning::of("why?", Some(passage), &[]);
+        assert!(search_request(&q, "why?", None, about, None, None).about_passage);
+        let alone = Leaning::of("why?", None, &[]);
+        assert!(!search_request(&q, "why?", None, alone, None, None).about_passage);
     }
 
     #[test]
     fn no_history_keeps_question() {
-        assert_eq!(standalone_query("Why?", &[], None), "Why?");
+        assert_eq!(query("Why?", &[], None), "Why?");
     }
 
     #[test]
     fn query_is_bounded() {
         let long_sel = "distinctword ".repeat(200);
-        let q = standalone_query(&"x".repeat(990), &[], Some(&long_sel));
+        let q = query(&"x".repeat(990), &[], Some(&long_sel));
         assert!(q.chars().count() <= 1000);
     }
 }

@@ -335,14 +335,15 @@ mod tests {
         // "Ask about this" on the Nodes section's first sentence: the reader has read it.
         let selection = "A node is a process in the ROS graph that performs computation.";
         let question = "what does this mean?";
-        let query = followup::standalone_query(question, &[], Some(selection));
+        let about = followup::Leaning::OnSelection(selection);
+        let query = followup::standalone_query(question, about);
         let answer = |selected: Option<&AlreadyRead>| answer_query(&query, selected);
         let echoed = answer(None);
         assert!(
             echoed.quotes.iter().any(|q| q.text.contains(selection)),
             "without the selection known, the passage is quoted: the test would not check it ({echoed:?})"
         );
-        let selected = AlreadyRead::of(question, Some(selection), &[]);
+        let selected = AlreadyRead::of(question, about);
         let a = answer(selected.as_ref());
         assert!(!a.refused && !a.quotes.is_empty(), "{a:?}");
         assert!(
@@ -359,7 +360,7 @@ mod tests {
             "{a:?}"
         );
         // Asked for in short, the passage itself is the answer.
-        let summary = AlreadyRead::of("summarize this", Some(selection), &[]);
+        let summary = AlreadyRead::of("summarize this", about);
         assert!(answer(summary.as_ref())
             .quotes
             .iter()
@@ -373,8 +374,9 @@ mod tests {
                 question: previous.into(),
                 answer: format!("{}\n\n> {quoted} [1]", words::EXCERPT_LABEL),
             }];
-            let query = followup::standalone_query(question, &history, None);
-            let read = AlreadyRead::of(question, None, &history);
+            let leaning = followup::Leaning::of(question, None, &history);
+            let query = followup::standalone_query(question, leaning);
+            let read = AlreadyRead::of(question, leaning);
             assert!(read.is_some(), "{question:?} is not read as a follow-up");
             answer_query(&query, read.as_ref())
         };

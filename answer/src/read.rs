@@ -5,8 +5,7 @@
 //! straight from the terminal?" after the Python example with the Python example (the section's
 //! `ros2 action send_goal` line was there to quote).
 
-use crate::followup::is_follow_up;
-use crate::Turn;
+use crate::followup::Leaning;
 
 /// Share of a line's words what was read must hold, in a row, for the reader to have read the
 /// line: a line the selection holds whole has all of them; a selection that is most of a sentence
@@ -38,21 +37,18 @@ enum Seen {
 }
 
 impl AlreadyRead {
-    /// What a reader asking `question` has just read: the passage `selection` the question is
-    /// about, else, for a follow-up (a question that borrows the previous turn's words,
-    /// [`crate::followup::standalone_query`]), the last answer of `history`. `None` for a
-    /// question of its own, or one that asks for that text itself in short ("summarize this",
-    /// "tl;dr"): quoting its key lines is then the answer.
-    pub fn of(question: &str, selection: Option<&str>, history: &[Turn]) -> Option<AlreadyRead> {
+    /// What a reader asking `question` has just read: the passage it is about
+    /// ([`Leaning::OnSelection`]), or the answer of the turn a follow-up leans on
+    /// ([`Leaning::OnLastTurn`]). `None` for a question of its own, or one that asks for that text
+    /// itself in short ("summarize this", "tl;dr"): quoting its key lines is then the answer.
+    pub fn of(question: &str, leaning: Leaning<'_>) -> Option<AlreadyRead> {
         if asks_summary(question) {
             return None;
         }
-        let (text, seen) = match selection {
-            Some(s) => (s, Seen::Selected),
-            None if is_follow_up(question) => {
-                (history.last()?.answer.as_str(), Seen::PreviousAnswer)
-            }
-            None => return None,
+        let (text, seen) = match leaning {
+            Leaning::OnSelection(passage) => (passage, Seen::Selected),
+            Leaning::OnLastTurn(turn) => (turn.answer.as_str(), Seen::PreviousAnswer),
+            Leaning::OnItself => return None,
         };
         let spaced = spaced_words(text);
         (spaced.len() > 1).then_some(AlreadyRead { spaced, seen })
@@ -136,12 +132,18 @@ fn asks_summary(question: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Turn;
+
+    /// What a reader asking `q` after `history` with `selection` selected has read.
+    fn read_by(q: &str, selection: Option<&str>, history: &[Turn]) -> Option<AlreadyRead> {
+        AlreadyRead::of(q, Leaning::of(q, selection, history))
+    }
 
     const PASSAGE: &str = "The Digital Twin: Your simulated robot is a **digital twin** of the \
                            real robot. Ideally, what works in simulation works in reality.";
 
     fn selected(s: &str) -> AlreadyRead {
-        AlreadyRead::of("what does this mean?", Some(s), &[]).unwrap()
+        read_by("what does this mean?", Some(s), &[]).unwrap()
     }
 
     #[test]
@@ -205,17 +207,14 @@ mod tests {
             answer: "Excerpts from the book:\n\n> Run `eval \"$(python my_app.py -sc install=bash)\"` [1]"
                 .into(),
         }];
-        let read = AlreadyRead::of("and for zsh?", None, &history).unwrap();
+        let read = read_by("and for zsh?", None, &history).unwrap();
         assert!(read.may_requote());
         assert!(read.has_read("Run `eval \"$(python my_app.py -sc install=bash)\"`"));
         assert!(!read.has_read("Zsh is compatible with the Bash shell completion."));
         // A question of its own starts afresh.
-        assert_eq!(
-            AlreadyRead::of("How do I configure logging?", None, &history),
-            None
-        );
+        assert_eq!(read_by("How do I configure logging?", None, &history), None);
         // A question about a selection has read the selection, and never sees it again.
-        let about = AlreadyRead::of("why?", Some(PASSAGE), &history).unwrap();
+        let about = read_by("why?", Some(PASSAGE), &history).unwrap();
         assert!(!about.may_requote());
         assert!(about.has_read("Ideally, what works in simulation works in reality."));
         assert!(!about.has_read("Run `eval \"$(python my_app.py -sc install=bash)\"`"));
@@ -223,17 +222,11 @@ mod tests {
 
     #[test]
     fn a_summary_is_asked_of_the_passage_itself() {
-        assert_eq!(AlreadyRead::of("Summarize this", Some(PASSAGE), &[]), None);
-        assert_eq!(AlreadyRead::of("tl;dr?", Some(PASSAGE), &[]), None);
-        assert_eq!(
-            AlreadyRead::of("Give me the gist", Some(PASSAGE), &[]),
-            None
-        );
-        assert!(AlreadyRead::of("why does logistics matter here?", Some(PASSAGE), &[]).is_some());
-        assert_eq!(AlreadyRead::of("what does this mean?", None, &[]), None);
-        assert_eq!(
-            AlreadyRead::of("what does this mean?", Some("  ** "), &[]),
-            None
-        );
+        assert_eq!(read_by("Summarize this", Some(PASSAGE), &[]), None);
+        assert_eq!(read_by("tl;dr?", Some(PASSAGE), &[]), None);
+        assert_eq!(read_by("Give me the gist", Some(PASSAGE), &[]), None);
+        assert!(read_by("why does logistics matter here?", Some(PASSAGE), &[]).is_some());
+        assert_eq!(read_by("what does this mean?", None, &[]), None);
+        assert_eq!(read_by("what does this mean?", Some("  ** "), &[]), None);
     }
 }

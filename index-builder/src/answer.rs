@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use book_answer::followup::standalone_query;
+use book_answer::followup::{standalone_query, Leaning};
 use book_answer::{Answer, Found, Turn};
 use book_retrieval::{ChunkTexts, Encoder, Index, Mode};
 use serde::Serialize;
@@ -67,7 +67,7 @@ fn find_query(
         query,
         question,
         asked.page,
-        asked.selection,
+        asked.leaning(question),
         asked.previous_source,
         asked.offered_by,
     );
@@ -96,6 +96,13 @@ pub struct Asked<'a> {
     pub offered_by: Option<&'a str>,
 }
 
+impl<'a> Asked<'a> {
+    /// What `question`, asked so, leans on: one decision for its search and its answer.
+    fn leaning(&self, question: &str) -> Leaning<'a> {
+        Leaning::of(question, self.selection, self.history)
+    }
+}
+
 /// The widget's answer to `question` (no LLM): searched and composed from the same stand-alone
 /// query the widget makes of it (`book_answer::followup::standalone_query`).
 pub fn answer(
@@ -116,13 +123,14 @@ pub fn answer_with_found(
     question: &str,
     asked: &Asked,
 ) -> (Found, Answer) {
-    let query = standalone_query(question, asked.history, asked.selection);
+    let leaning = asked.leaning(question);
+    let query = standalone_query(question, leaning);
     let found = find_query(index, texts, encoder, &query, question, asked);
     // A reader who changed nothing: the widget's default preferences.
     let prefs = book_answer::Preferences::default();
     // English: the CLI prints the English frame (the widget translates it, `book_answer::words`).
     let words = book_answer::Words::default();
-    let read = book_answer::AlreadyRead::of(question, asked.selection, asked.history);
+    let read = book_answer::AlreadyRead::of(question, leaning);
     let read = read.as_ref();
     let a = match encoder {
         Some(enc) => {

@@ -708,7 +708,8 @@ pub fn conversation_metrics(
             let first_source = a.quotes.first().and_then(|qt| a.sources.get(qt.source));
             m.first_quote_gold += first_source.is_some_and(|s| is_gold(s.chunk)) as usize;
         } else {
-            let query = book_answer::followup::standalone_query(&q.question, &history, None);
+            let leaning = book_answer::followup::Leaning::of(&q.question, None, &history);
+            let query = book_answer::followup::standalone_query(&q.question, leaning);
             let got: Vec<String> = found
                 .sources
                 .iter()
