@@ -188,7 +188,7 @@ const EMPTY_IT_NEXT: &[&str] = &[
 /// conversation: unless the question names its own subject before it (two topic words, or one
 /// written as a name: capitals or digits), as in "what is NITROS and why is it faster" or "how
 /// close can a robot get to a person before it's uncomfortable". "Does it run on ROS 2 Humble?",
-/// "How do I create one in Python?" point back. (Any pointing word used to make a follow-up: 23–36 %
+/// "How do I create one in Python?", "can I set a custom one?" point back. (Any pointing word used to make a follow-up: 23–36 %
 /// of the five labelled books' self-contained questions, asked second in a conversation, were
 /// searched with the previous question's words glued on.)
 fn points_back(question: &str) -> bool {
@@ -224,7 +224,14 @@ fn points_back(question: &str) -> bool {
                     || (i > 0 && orig.chars().next().is_some_and(char::is_uppercase)))
         })
     };
-    !(before.len() >= 2 || before.iter().any(|w| named(w)))
+    // "one" after a word that describes it ("a custom one", "a different one in dark mode") stands
+    // for a thing named before: the describing word and a verb are not a subject of its own.
+    let own_subject = if matches!(ws[at].as_str(), "one" | "ones") && at > 0 && is_topic(at - 1) {
+        3
+    } else {
+        2
+    };
+    !(before.len() >= own_subject || before.iter().any(|w| named(w)))
 }
 
 /// What a question leans on to be understood, decided once per question so that its search
@@ -420,6 +427,8 @@ mod tests {
             "Can you show an example of that?",
             "Which one should I use?",
             "Is this the same as a service?",
+            "can I set a custom one?",
+            "can I use a different one in dark mode?",
         ] {
             assert!(is_follow_up(q), "{q}");
         }
@@ -436,6 +445,8 @@ mod tests {
             "Is it possible to stop readers from collapsing a section of the sidebar?",
             "is it a good idea to make 'walk to the kitchen' a service call?",
             "how long does it take from speaking to the robot reacting",
+            "initialize with an absolute path to my config folder instead of a relative one",
+            "alegro or shadow, which one should a lab buy",
         ] {
             assert!(!is_follow_up(q), "{q}");
         }
