@@ -340,7 +340,8 @@ impl Book {
     /// Answers every question (JSON array of strings) `rounds` times in `mode` ("hybrid",
     /// "bm25", "dense"): encode and search timed separately; top 5 (path, heading) per question.
     /// In "hybrid" and "bm25" the widget's excerpt answer (`book_answer::compose`, default
-    /// preferences, sentence embeddings with this encoder in "hybrid") is timed as `answer_ms`.
+    /// preferences, sentence embeddings with this encoder in "hybrid") is timed as `answer_ms`, and
+    /// the same answer with the best section's text selected ("Ask about this") as `answer_read_ms`.
     pub fn ask_all(&self, questions: &str, mode: &str, rounds: usize) -> Result<String, JsError> {
         let qs: Vec<String> = serde_json::from_str(questions)?;
         let mode = match mode {
@@ -351,6 +352,7 @@ impl Book {
         };
         let (mut enc, mut search, mut total) = (Vec::new(), Vec::new(), Vec::new());
         let mut answer = Vec::new();
+        let mut answer_read = Vec::new();
         let prefs = book_answer::Preferences::default();
         let words = book_answer::Words::default();
         let embed = |t: &str, max_tokens: usize| Some(self.encoder.encode_opening(t, max_tokens));
@@ -380,6 +382,25 @@ impl Book {
                     let composed = book_answer::compose(q, &found, with_encoder, &prefs, &words, None);
                     answer.push(now() - t3);
                     std::hint::black_box(composed);
+                    // The same question asked about a selected passage, the whole best section
+                    // (the longest text a reader reads before asking): every line is checked
+                    // against it (`book_answer::read`).
+                    let selected = r.hits.first().and_then(|h| self.texts.get(h.chunk));
+                    if let Some(selection) = selected {
+                        let t4 = now();
+                        let about = book_answer::followup::Leaning::OnSelection(selection);
+                        let read = book_answer::read::AlreadyRead::of(q, about);
+                        let composed = book_answer::compose(
+                            q,
+                            &found,
+                            with_encoder,
+                            &prefs,
+                            &words,
+                            read.as_ref(),
+                        );
+                        answer_read.push(now() - t4);
+                        std::hint::black_box(composed);
+                    }
                 }
                 if round == 0 {
                     let top: Vec<Value> = r
@@ -395,6 +416,7 @@ impl Book {
         Ok(json!({
             "encode_ms": stats(enc), "search_ms": stats(search), "total_ms": stats(total),
             "answer_ms": stats(answer),
+            "answer_read_ms": stats(answer_read),
             "results": results,
         })
         .to_string())
