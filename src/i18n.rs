@@ -5,7 +5,7 @@
 //! with `bookChat.`); a missing key keeps the English text. The English accessible names are the
 //! ones the tests and readers already rely on.
 
-use std::collections::HashMap;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 /// Every key and its English default.
 pub const DEFAULTS: &[(&str, &str)] = &[
@@ -57,20 +57,70 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("reload", "Reload"),
 ];
 
+/// A book's translations (`BOOK_CHAT_CONFIG.strings`, a JSON object of key → text), in the order
+/// given. A list, not a hash map: a few dozen keys are looked up a few times per answer, and the
+/// widget's gzipped budget has no room for another map type's code.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Translations(Vec<(String, String)>);
+
+impl Translations {
+    /// The text given for `key` (the last, if a key is given twice as JSON allows).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for Translations {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Self {
+        Self(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for Translations {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// Reads a JSON object's entries in order.
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = Translations;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of texts by key")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Translations, M::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = map.next_entry::<String, String>()? {
+                    pairs.push(pair);
+                }
+                Ok(Translations(pairs))
+            }
+        }
+        deserializer.deserialize_map(Entries)
+    }
+}
+
 /// The widget's words for one page: translations over the English defaults.
 #[derive(Debug, Clone, Default)]
 pub struct Strings {
-    overrides: HashMap<String, String>,
+    overrides: Translations,
 }
 
 impl Strings {
     /// Uses the non-empty translations of known keys from `config.strings`.
-    pub fn new(overrides: &HashMap<String, String>) -> Self {
+    pub fn new(overrides: &Translations) -> Self {
         Self {
             overrides: overrides
+                .0
                 .iter()
                 .filter(|(k, v)| !v.trim().is_empty() && english(k).is_some())
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .cloned()
                 .collect(),
         }
     }
@@ -78,17 +128,16 @@ impl Strings {
     /// The text for `key`: the translation, else the English default, else the key itself
     /// (a typo shows up on screen and in the test below, never as a panic).
     pub fn get(&self, key: &str) -> String {
-        if let Some(v) = self.overrides.get(key) {
-            return v.clone();
-        }
-        english(key)
-            .map(str::to_string)
-            .unwrap_or_else(|| key.to_string())
+        self.overrides
+            .get(key)
+            .or_else(|| english(key))
+            .unwrap_or(key)
+            .to_string()
     }
 
     /// The words of excerpt answers and refusals, translated where the book translates them.
     pub fn answer_words(&self) -> book_answer::Words {
-        book_answer::Words::from_lookup(|key| self.overrides.get(key).cloned())
+        book_answer::Words::from_lookup(|key| self.overrides.get(key).map(str::to_string))
     }
 }
 
@@ -107,15 +156,26 @@ mod tests {
 
     #[test]
     fn translation_over_default() {
-        let mut m = HashMap::new();
-        m.insert("send".to_string(), "بھیجیں".to_string());
-        m.insert("unknownKey".to_string(), "x".to_string());
-        m.insert("stop".to_string(), " ".to_string());
+        let m: Translations = [("send", "بھیجیں"), ("unknownKey", "x"), ("stop", " ")]
+            .into_iter()
+            .collect();
         let s = Strings::new(&m);
         assert_eq!(s.get("send"), "بھیجیں");
         assert_eq!(s.get("stop"), "Stop");
         assert_eq!(s.get("settings"), "Answer settings");
-        assert_eq!(s.overrides.len(), 1);
+        assert_eq!(s.overrides.0.len(), 1);
+    }
+
+    #[test]
+    fn translations_read_from_a_json_object_and_the_last_of_a_key_wins() {
+        let t: Translations =
+            serde_json::from_str(r#"{"send": "Envoyer", "stop": "Arrêter", "send": "Envoi"}"#)
+                .unwrap();
+        assert_eq!(t.get("send"), Some("Envoi"));
+        assert_eq!(t.get("stop"), Some("Arrêter"));
+        assert_eq!(t.get("close"), None);
+        assert!(serde_json::from_str::<Translations>(r#"{"send": 5}"#).is_err());
+        assert!(serde_json::from_str::<Translations>(r#"["send"]"#).is_err());
     }
 
     #[test]
@@ -132,8 +192,7 @@ mod tests {
 
     #[test]
     fn answers_are_framed_in_the_books_words() {
-        let mut m = HashMap::new();
-        m.insert("alsoRelevant".to_string(), "یہ بھی متعلقہ:".to_string());
+        let m: Translations = [("alsoRelevant", "یہ بھی متعلقہ:")].into_iter().collect();
         let s = Strings::new(&m);
         assert_eq!(s.answer_words().also_relevant, "یہ بھی متعلقہ:");
         assert_eq!(

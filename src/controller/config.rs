@@ -41,7 +41,7 @@ pub struct Config {
     pub direction: Option<String>,
     /// Translations of the widget's own words (keys of `crate::i18n`); missing keys stay English.
     #[serde(default)]
-    pub strings: std::collections::HashMap<String, String>,
+    pub strings: crate::i18n::Translations,
 }
 
 impl Config {
@@ -86,7 +86,7 @@ mod tests {
         assert_eq!(c.index_for("/docs/intro"), "/a/");
         assert_eq!(c.index_for("/blog/x"), "/book-chat/");
         assert!(c.rtl());
-        assert_eq!(c.strings.get("send").map(String::as_str), Some("بھیجیں"));
+        assert_eq!(c.strings.get("send"), Some("بھیجیں"));
     }
 
     #[test]
