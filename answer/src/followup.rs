@@ -188,9 +188,9 @@ const EMPTY_IT_NEXT: &[&str] = &[
 /// conversation: unless the question names its own subject before it (two topic words, or one
 /// written as a name: capitals or digits), as in "what is NITROS and why is it faster" or "how
 /// close can a robot get to a person before it's uncomfortable". "Does it run on ROS 2 Humble?",
-/// "How do I create one in Python?", "can I set a custom one?" point back. (Any pointing word used to make a follow-up: 23–36 %
-/// of the five labelled books' self-contained questions, asked second in a conversation, were
-/// searched with the previous question's words glued on.)
+/// "How do I create one in Python?", "can I set a custom one?" point back. (Any pointing word used
+/// to make a follow-up: 23–36 % of the five labelled books' self-contained questions, asked second
+/// in a conversation, were searched with the previous question's words glued on.)
 fn points_back(question: &str) -> bool {
     let ws = words(question);
     let topic = |w: &&String| w.chars().count() > 1 && !is_stopword(w);
@@ -226,12 +226,12 @@ fn points_back(question: &str) -> bool {
     };
     // "one" after a word that describes it ("a custom one", "a different one in dark mode") stands
     // for a thing named before: the describing word and a verb are not a subject of its own.
-    let own_subject = if matches!(ws[at].as_str(), "one" | "ones") && at > 0 && is_topic(at - 1) {
+    let subject_words = if matches!(ws[at].as_str(), "one" | "ones") && at > 0 && is_topic(at - 1) {
         3
     } else {
         2
     };
-    !(before.len() >= own_subject || before.iter().any(|w| named(w)))
+    !(before.len() >= subject_words || before.iter().any(|w| named(w)))
 }
 
 /// What a question leans on to be understood, decided once per question so that its search

@@ -49,25 +49,34 @@ pub fn find_from(
         page,
         ..Asked::default()
     };
-    find_query(index, texts, encoder, question, question, &asked)
+    find_query(
+        index,
+        texts,
+        encoder,
+        question,
+        question,
+        Leaning::OnItself,
+        &asked,
+    )
 }
 
 /// [`find_from`] for a stand-alone `query` made of the reader's words `question` (the section whose
 /// follow-up `question` is comes first, the one it was `offered_by` if several offer it:
-/// `SearchRequest::asked`), asked from `asked.page`.
+/// `SearchRequest::asked`), asked from `asked.page`, leaning on `leaning`.
 fn find_query(
     index: &Index,
     texts: &ChunkTexts,
     encoder: Option<&Encoder>,
     query: &str,
     question: &str,
+    leaning: Leaning<'_>,
     asked: &Asked,
 ) -> Found {
     let mut req = book_answer::followup::search_request(
         query,
         question,
         asked.page,
-        asked.leaning(question),
+        leaning,
         asked.previous_source,
         asked.offered_by,
     );
@@ -125,7 +134,7 @@ pub fn answer_with_found(
 ) -> (Found, Answer) {
     let leaning = asked.leaning(question);
     let query = standalone_query(question, leaning);
-    let found = find_query(index, texts, encoder, &query, question, asked);
+    let found = find_query(index, texts, encoder, &query, question, leaning, asked);
     // A reader who changed nothing: the widget's default preferences.
     let prefs = book_answer::Preferences::default();
     // English: the CLI prints the English frame (the widget translates it, `book_answer::words`).
