@@ -283,11 +283,27 @@ const SELECTION_WORDS: usize = 24;
 /// choice (`eval/selections-heldout/`), 3 against 24: 60 against 47.
 const SELECTION_WORDS_BESIDE_OWN: usize = 3;
 
+/// Words that ask for the passage again in other words ("explain this in simpler terms", "in
+/// plain English"), beside [`MORE_OF_THE_SAME`]: they name no subject of the question's own.
+const REPHRASING: &[&str] = &[
+    "terms", "words", "plain", "simple", "easier", "english", "layman", "laymans",
+];
+
 /// Whether a question about a selected passage says what it asks with topic words of its own
 /// ("ok but without a master how do nodes even find each other?"), rather than only pointing at
-/// the passage ("Explain this", "why?").
+/// the passage ("Explain this", "why?", "explain this in simpler terms").
 fn has_own_words(question: &str) -> bool {
-    crate::text::terms(question).len() >= 2
+    let asks_again = |t: &String| {
+        MORE_OF_THE_SAME
+            .iter()
+            .chain(REPHRASING)
+            .any(|w| crate::text::stem(w) == *t)
+    };
+    crate::text::terms(question)
+        .iter()
+        .filter(|t| !asks_again(t))
+        .count()
+        >= 2
 }
 
 /// The retrieval query for `question`: the question itself, plus the topic words of what it
@@ -577,6 +593,14 @@ mod tests {
             generic.contains("distribution") && generic.contains("entirely"),
             "{generic}"
         );
+        // Asking for the passage in other words names nothing of its own either.
+        for again in [
+            "explain this in simpler terms",
+            "can you say that in plain English?",
+        ] {
+            let q = query(again, &[], Some(passage));
+            assert!(q.contains("distribution") && q.contains("entirely"), "{q}");
+        }
         // Either way the search is about the passage, which the book holds: never refused.
         let about = Leaning::of("why?", Some(passage), &[]);
         assert!(search_request(&q, "why?", None, about, None, None).about_passage);
