@@ -2305,7 +2305,7 @@ mod properties {
             let sources = sources_of(&texts, "C");
             let query = format!("{question} {selection}");
             let selected =
-                AlreadyRead::of(&question, crate::followup::Leaning::OnSelection(&selection));
+                AlreadyRead::of(&question, crate::followup::Leaning::of(&question, Some(&selection), &[]));
             let quotes = choose(&query, &sources, None, None, &Style::default(), selected.as_ref());
             if let Some(selected) = &selected {
                 for q in &quotes {

@@ -241,7 +241,13 @@ fn points_back(question: &str) -> bool {
 pub enum Leaning<'a> {
     /// A question about the passage the reader selected ("Ask about this"): the passage is its
     /// subject, whatever the conversation before.
-    OnSelection(&'a str),
+    OnSelection {
+        /// The selected passage.
+        passage: &'a str,
+        /// Whether the question says what it asks with topic words of its own
+        /// ([`has_own_words`]): they lead the search, and the passage only names its subject.
+        own_words: bool,
+    },
     /// A follow-up ([`is_follow_up`]) of the conversation's last answered turn.
     OnLastTurn(&'a Turn),
     /// A question of its own.
@@ -253,7 +259,10 @@ impl<'a> Leaning<'a> {
     /// (oldest first), leans on.
     pub fn of(question: &str, selection: Option<&'a str>, history: &'a [Turn]) -> Leaning<'a> {
         match (selection, history.last()) {
-            (Some(passage), _) => Leaning::OnSelection(passage),
+            (Some(passage), _) => Leaning::OnSelection {
+                passage,
+                own_words: has_own_words(question),
+            },
             (None, Some(last)) if is_follow_up(question) => Leaning::OnLastTurn(last),
             _ => Leaning::OnItself,
         }
@@ -314,16 +323,16 @@ pub fn standalone_query(question: &str, leaning: Leaning<'_>) -> String {
     let own = content_words(question);
     let mut extra: Vec<String> = Vec::new();
     match leaning {
-        Leaning::OnSelection(sel) => {
+        Leaning::OnSelection { passage, own_words } => {
             // The selection is the subject of "Explain this": its topic words lead the query,
             // unless the question has topic words of its own, which then say what is asked
             // about it.
-            let n = if has_own_words(question) {
+            let n = if own_words {
                 SELECTION_WORDS_BESIDE_OWN
             } else {
                 SELECTION_WORDS
             };
-            extra.extend(content_words(sel).into_iter().take(n));
+            extra.extend(content_words(passage).into_iter().take(n));
         }
         Leaning::OnLastTurn(prev) => {
             let mut prev_words = content_words(&prev.question);
@@ -379,12 +388,18 @@ pub fn search_request<'a>(
     // page may not hold (the answer is on another page in 37 of `eval/selections/`' 60 cases):
     // the passage's words already name its subject ([`standalone_query`]), so its page gets no
     // boost of its own.
-    let asks_beyond_passage = matches!(leaning, Leaning::OnSelection(_)) && has_own_words(question);
+    let asks_beyond_passage = matches!(
+        leaning,
+        Leaning::OnSelection {
+            own_words: true,
+            ..
+        }
+    );
     req.current_page_url = page.filter(|_| !asks_beyond_passage);
     req.conversation_source_url = conversation_source(leaning, previous_source);
     req.asked = Some(question);
     req.offered_by = offered_by;
-    req.about_passage = matches!(leaning, Leaning::OnSelection(_));
+    req.about_passage = matches!(leaning, Leaning::OnSelection { .. });
     req
 }
 

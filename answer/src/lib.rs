@@ -335,7 +335,7 @@ mod tests {
         // "Ask about this" on the Nodes section's first sentence: the reader has read it.
         let selection = "A node is a process in the ROS graph that performs computation.";
         let question = "what does this mean?";
-        let about = followup::Leaning::OnSelection(selection);
+        let about = followup::Leaning::of(question, Some(selection), &[]);
         let query = followup::standalone_query(question, about);
         let answer = |selected: Option<&AlreadyRead>| answer_query(&query, selected);
         let echoed = answer(None);

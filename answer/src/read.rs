@@ -46,7 +46,7 @@ impl AlreadyRead {
             return None;
         }
         let (text, seen) = match leaning {
-            Leaning::OnSelection(passage) => (passage, Seen::Selected),
+            Leaning::OnSelection { passage, .. } => (passage, Seen::Selected),
             Leaning::OnLastTurn(turn) => (turn.answer.as_str(), Seen::PreviousAnswer),
             Leaning::OnItself => return None,
         };

@@ -388,7 +388,7 @@ impl Book {
                     let selected = r.hits.first().and_then(|h| self.texts.get(h.chunk));
                     if let Some(selection) = selected {
                         let t4 = now();
-                        let about = book_answer::followup::Leaning::OnSelection(selection);
+                        let about = book_answer::followup::Leaning::of(q, Some(selection), &[]);
                         let read = book_answer::read::AlreadyRead::of(q, about);
                         let composed = book_answer::compose(
                             q,

@@ -137,10 +137,8 @@ struct Row {
     graded: Vec<(ExcerptSignals, bool)>,
     /// Follow-ups answered in their conversation.
     conversation: eval::ConversationMetrics,
-    /// "Ask about this" answered with no LLM (`eval/selections/`).
-    selection: eval::SelectionMetrics,
-    /// The same, on the cases written after its rule was chosen (`eval/selections-heldout/`).
-    selection_heldout: eval::SelectionMetrics,
+    /// "Ask about this" answered with no LLM, one per set of [`SELECTION_SETS`].
+    selections: [eval::SelectionMetrics; 2],
 }
 
 #[test]
@@ -170,7 +168,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 .join(format!("{name}.jsonl")),
         )
         .unwrap();
-        let selections = ["eval/selections", "eval/selections-heldout"].map(|set| {
+        let selections = SELECTION_SETS.map(|(set, _)| {
             eval::read_selections(&repo().join(set).join(format!("{name}.jsonl"))).unwrap()
         });
         let texts = eval::texts_of(&book);
@@ -234,7 +232,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 conversations,
                 hybrid.then_some(&book.encoder),
             );
-            let [selection, selection_heldout] = [&selections[0], &selections[1]].map(|set| {
+            let selections = selections.each_ref().map(|set| {
                 eval::selection_metrics(book, &texts, set, hybrid.then_some(&book.encoder))
             });
             rows.push(Row {
@@ -244,8 +242,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 answers,
                 graded,
                 conversation,
-                selection,
-                selection_heldout,
+                selections,
             });
         }
     }
@@ -437,10 +434,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             CONVERSATION_FLOORS.3,
         ));
         // "Ask about this": never the passage back.
-        for (set, m) in [
-            ("eval/selections/", &r.selection),
-            ("eval/selections-heldout/", &r.selection_heldout),
-        ] {
+        for ((set, _), m) in SELECTION_SETS.iter().zip(&r.selections) {
             if m.echoed > 0 {
                 failures.push(format!(
                     "{} ({}): {} answers about a selection of {set} quote the selection",
@@ -451,22 +445,13 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
     }
     // "Ask about this": the answer beyond the passage, over the five books (10-12 cases a book is
     // too few for a floor of its own).
-    type Set = fn(&Row) -> &eval::SelectionMetrics;
-    let sets: [(&str, Set, (f32, f32)); 2] = [
-        ("eval/selections/", |r| &r.selection, SELECTION_KEY_FLOORS),
-        (
-            "eval/selections-heldout/",
-            |r| &r.selection_heldout,
-            SELECTION_HELDOUT_KEY_FLOORS,
-        ),
-    ];
-    for (set, metrics, floors) in sets {
+    for (i, (set, floors)) in SELECTION_SETS.into_iter().enumerate() {
         for (phase, floor) in [("before encoder", floors.0), ("with encoder", floors.1)] {
             let (shown, cases) = rows
                 .iter()
                 .filter(|r| r.phase == phase)
                 .fold((0, 0), |(s, c), r| {
-                    (s + metrics(r).key_shown, c + metrics(r).cases)
+                    (s + r.selections[i].key_shown, c + r.selections[i].cases)
                 });
             let rate = shown as f32 / cases.max(1) as f32;
             println!(
@@ -511,14 +496,14 @@ const FOLLOW_UP_OWN_FLOOR: f64 = 0.85;
 /// conversations a book) less two conversations' worth.
 const CONVERSATION_FLOORS: (f32, f32, f32, f32) = (0.55, 0.5, 0.2, 0.125);
 
-/// Floors of the answers about a selected passage (`eval/selections/`, 60 cases) whose quotes show
-/// a key, before and with the encoder: today's figures (22 and 29 of 60) less four cases' worth.
-const SELECTION_KEY_FLOORS: (f32, f32) = (0.3, 0.4);
-
-/// The same for the cases written after the rule that searches a question about a passage was
-/// chosen on `eval/selections/` (`eval/selections-heldout/`, 50 cases): today's 13 and 17 of 50
-/// less four cases' worth.
-const SELECTION_HELDOUT_KEY_FLOORS: (f32, f32) = (0.18, 0.26);
+/// The "Ask about this" case sets, each with the floors of its answers whose quotes show a key,
+/// before and with the encoder (today's figures less four cases' worth): `eval/selections/` (60
+/// cases; 22 and 29), and the cases written after the rule that searches a question about a
+/// passage was chosen on it, `eval/selections-heldout/` (50 cases; 13 and 17).
+const SELECTION_SETS: [(&str, (f32, f32)); 2] = [
+    ("eval/selections/", (0.3, 0.4)),
+    ("eval/selections-heldout/", (0.18, 0.26)),
+];
 
 fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {
     eval::evaluate(book, qs, |q| {
@@ -599,14 +584,11 @@ fn print_rows(rows: &[Row]) {
         .map(|r| (format!("{} ({})", r.name, r.phase), r.conversation))
         .collect();
     eval::print_conversation_table("eval/conversations/", &conversations);
-    let selections: Vec<(String, eval::SelectionMetrics)> = rows
-        .iter()
-        .map(|r| (format!("{} ({})", r.name, r.phase), r.selection))
-        .collect();
-    eval::print_selection_table("eval/selections/", &selections);
-    let heldout: Vec<(String, eval::SelectionMetrics)> = rows
-        .iter()
-        .map(|r| (format!("{} ({})", r.name, r.phase), r.selection_heldout))
-        .collect();
-    eval::print_selection_table("eval/selections-heldout/", &heldout);
+    for (i, (set, _)) in SELECTION_SETS.into_iter().enumerate() {
+        let selections: Vec<(String, eval::SelectionMetrics)> = rows
+            .iter()
+            .map(|r| (format!("{} ({})", r.name, r.phase), r.selections[i]))
+            .collect();
+        eval::print_selection_table(set, &selections);
+    }
 }
