@@ -74,17 +74,51 @@ const MORE_OF_THE_SAME: &[&str] = &[
 pub fn is_follow_up(question: &str) -> bool {
     let topic = content_words(question);
     let lower = question.trim().to_lowercase();
+    let names_no_subject = |w: &String| {
+        MORE_OF_THE_SAME.contains(&w.as_str()) || PART_OF_A_SUBJECT.contains(&w.as_str())
+    };
     points_back(question)
         || relates_to_nothing(question)
         || ELLIPTIC_OPENERS
             .iter()
             .any(|o| lower.starts_with(&format!("{o} ")) || lower == *o || lower == format!("{o}?"))
         || match topic.as_slice() {
-            [] => true,
-            [one] => MORE_OF_THE_SAME.contains(&one.as_str()) || RELATIONAL.contains(&one.as_str()),
-            _ => false,
+            [one] if RELATIONAL.contains(&one.as_str()) => true,
+            // No topic word, or at most three that name no subject: "Show the code", "what's the
+            // install command?", "show me what the output should look like".
+            _ => topic.len() <= 3 && topic.iter().all(names_no_subject),
         }
 }
+
+/// Nouns that name a part or product of something ("the install command", "the output") and
+/// verbs that go with them: a question made only of these and [`MORE_OF_THE_SAME`] says nothing of
+/// its subject. (From reading the labelled conversations' misses on three books: "what's the
+/// install command?" after a question on a plugin was searched alone.)
+const PART_OF_A_SUBJECT: &[&str] = &[
+    "install",
+    "installation",
+    "command",
+    "commands",
+    "output",
+    "outputs",
+    "result",
+    "results",
+    "requirements",
+    "dependencies",
+    "version",
+    "versions",
+    "options",
+    "parameters",
+    "arguments",
+    "setup",
+    "show",
+    "look",
+    "like",
+    "run",
+    "see",
+    "get",
+    "need",
+];
 
 /// Nouns that name a relation to something: without a complement ("alternatives to Gazebo", "the
 /// difference between …") the something is the conversation's subject ("any alternatives I could
@@ -212,7 +246,21 @@ fn points_back(question: &str) -> bool {
     else {
         return false;
     };
-    let before: Vec<&String> = ws[..at].iter().filter(topic).collect();
+    // "the command to run it", "a quick test to check it loads": a pronoun after "to" and a verb
+    // cannot stand for the noun the infinitive describes, nor for the verb, so neither names its
+    // subject (a noun before them still can: "take the config and write a script to check it").
+    let infinitive = (at >= 2 && ws[at - 2] == "to").then(|| {
+        let head = (0..at - 2).rev().find(|&i| is_topic(i));
+        (at - 1, head)
+    });
+    let before: Vec<&String> = ws[..at]
+        .iter()
+        .enumerate()
+        .filter(|&(i, w)| {
+            topic(&w) && infinitive.is_none_or(|(verb, head)| i != verb && Some(i) != head)
+        })
+        .map(|(_, w)| w)
+        .collect();
     // A name: a capital past its first letter ("NITROS", "PhysX"), a digit ("Nav2", "g1"), or a
     // capital first letter anywhere but the question's first word. Read in the question's own case.
     let original: Vec<&str> = words_as_written(question).collect();
@@ -473,6 +521,10 @@ mod tests {
             "Is this the same as a service?",
             "can I set a custom one?",
             "can I use a different one in dark mode?",
+            "what's the command to run it?",
+            "show me a quick test to check it loads",
+            "what's the install command?",
+            "show me what the output should look like",
         ] {
             assert!(is_follow_up(q), "{q}");
         }
@@ -491,6 +543,9 @@ mod tests {
             "how long does it take from speaking to the robot reacting",
             "initialize with an absolute path to my config folder instead of a relative one",
             "alegro or shadow, which one should a lab buy",
+            "load the yaml config and write a script to validate it",
+            "what's the install command for the optuna sweeper?",
+            "show me the output of ros2 topic list",
         ] {
             assert!(!is_follow_up(q), "{q}");
         }
