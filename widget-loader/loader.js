@@ -26,6 +26,42 @@
   ["proxyUrl", "indexUrl", "wasmUrl", "wasmBinaryUrl", "encoderUrl", "markdownUrl"].forEach(function (k) {
     if (cfg[k] === undefined && data[k] !== undefined) cfg[k] = data[k];
   });
+  // A hand-written config (the plugin validates its own) may hold a value the widget cannot read:
+  // each such value is dropped with a warning, so the widget still starts, in English where a
+  // translation was not text.
+  function ignore(what, expected) {
+    console.warn("book-chat: config " + what + " ignored: not " + (expected || "text"));
+  }
+  function isText(v) {
+    return typeof v === "string";
+  }
+  ["proxyUrl", "indexUrl", "wasmUrl", "wasmBinaryUrl", "encoderUrl", "markdownUrl", "locale", "direction"].forEach(function (k) {
+    if (cfg[k] != null && !isText(cfg[k])) {
+      ignore(k);
+      delete cfg[k];
+    }
+  });
+  if (cfg.strings != null) {
+    var given = cfg.strings;
+    cfg.strings = {};
+    if (typeof given === "object" && !Array.isArray(given)) {
+      Object.keys(given).forEach(function (k) {
+        if (isText(given[k])) cfg.strings[k] = given[k];
+        else ignore("strings." + k);
+      });
+    } else ignore("strings", "an object of texts");
+  }
+  if (cfg.indexes != null) {
+    if (!Array.isArray(cfg.indexes)) {
+      ignore("indexes", "a list");
+      cfg.indexes = [];
+    }
+    cfg.indexes = cfg.indexes.filter(function (r, i) {
+      var ok = r && isText(r.prefix) && isText(r.indexUrl);
+      if (!ok) ignore("indexes[" + i + "]", "{prefix, indexUrl} texts");
+      return ok;
+    });
+  }
   if (!cfg.proxyUrl) cfg.proxyUrl = null;
   if (!cfg.wasmUrl) {
     console.warn("book-chat: no wasmUrl configured");

@@ -3,7 +3,9 @@
 //   - pointer over the bubble prefetches the widget without mounting it; a click opens the panel;
 //   - a text selection in the article loads the widget so "Ask about this" shows next to it;
 //   - Alt+Shift+A opens the panel from a cold page;
-//   - a panic inside the widget is logged with its location and the bubble is replaced by a notice.
+//   - a panic inside the widget is logged with its location and the bubble is replaced by a notice;
+//   - a hand-written config holding values the widget cannot read still starts it (each value is
+//     dropped with a warning).
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -120,6 +122,44 @@ describe('widget loader', {timeout: 10 * 60 * 1000}, () => {
       await notice.getByRole('button', {name: 'Reload'}).click();
       await page.waitForLoadState('load');
       await page.getByRole('textbox', {name: 'Your question'}).waitFor({state: 'visible', timeout: 20000});
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a hand-written config with values the widget cannot read: each is dropped with a warning, and the reader is answered', {timeout: TEST_TIMEOUT}, async () => {
+    const {context, page, errors} = await newPage(browser);
+    const warnings = [];
+    page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    // An author writes window.BOOK_CHAT_CONFIG by hand (no plugin to validate it): numbers, null
+    // and objects where text belongs, translations that are not text, a broken version route.
+    await page.addInitScript(() => {
+      let config;
+      Object.defineProperty(window, 'BOOK_CHAT_CONFIG', {
+        configurable: true,
+        get: () => config,
+        set: (given) => {
+          config = Object.assign({}, given, {
+            locale: 42,
+            direction: {rtl: true},
+            strings: {bubble: 'Frag das Buch', send: 5, close: null, stop: {x: 1}, settings: ['a']},
+            indexes: [{prefix: 3, indexUrl: '/x/'}, ...(given.indexes || [])],
+          });
+        },
+      });
+    });
+    try {
+      await page.goto(proxy.url + CHAPTER, {waitUntil: 'load'});
+      // The one translation that is text is used; the panel opens and answers in English otherwise.
+      await page.getByRole('button', {name: 'Frag das Buch'}).click();
+      await page.getByRole('textbox', {name: 'Your question'}).fill('What is a topic?');
+      await page.getByRole('button', {name: 'Send', exact: true}).click();
+      const answer = page.locator('.bc-turn').last().locator('.bc-a');
+      await answer.getByRole('list', {name: 'Sources'}).waitFor({state: 'visible', timeout: 30000});
+      for (const what of ['locale', 'direction', 'strings.send', 'strings.close', 'strings.stop', 'strings.settings', 'indexes[0]']) {
+        assert.ok(warnings.some((w) => w.includes(`config ${what} ignored`)), `no warning for ${what}: ${warnings.join(' | ')}`);
+      }
+      assert.deepEqual(errors, []);
     } finally {
       await context.close();
     }
