@@ -13,7 +13,7 @@ use crate::passage::{
 };
 use crate::read::AlreadyRead;
 use crate::source::{cut_at_word, Source};
-use crate::text::{plain_words, terms};
+use crate::text::{plain_words, terms, WordList};
 use crate::words::Words;
 
 /// Prose quotes at most with the default preferences.
@@ -237,74 +237,21 @@ fn repeats(chosen: &[&Cand], c: &Cand) -> bool {
 /// Whether the question asks how to do something (then a command or code block answers it).
 pub fn asks_how_to(question: &str) -> bool {
     let q = question.trim().to_lowercase();
-    const OPENERS: &[&str] = &[
-        "how do",
-        "how can",
-        "how to",
-        "how should",
-        "how would",
-        "how does one",
-        "steps to",
-        "command to",
-        "command for",
-        "what command",
-        "which command",
-        "show me how",
-        "install",
-        "set up",
-        "setup",
-        "configure",
-        "create",
-        "run ",
-        "launch",
-        "bridge",
-        "write",
-    ];
+    const OPENERS: WordList = WordList(concat!(
+        "how do|how can|how to|how should|how would|how does one|steps to|command to|",
+        "command for|what command|which command|show me how|install|set up|setup|",
+        "configure|create|run |launch|bridge|write",
+    ));
     // A reader's goal said as an order ("make the app sweep by default", "hide the toggle") asks
     // how to do it as much as "how do I …" does.
-    const DOING: &[&str] = &[
-        "add",
-        "allow",
-        "avoid",
-        "build",
-        "change",
-        "customize",
-        "deploy",
-        "disable",
-        "drop",
-        "enable",
-        "force",
-        "generate",
-        "get",
-        "hide",
-        "host",
-        "keep",
-        "let",
-        "load",
-        "log",
-        "make",
-        "move",
-        "pass",
-        "pick",
-        "put",
-        "remove",
-        "rename",
-        "render",
-        "replace",
-        "set",
-        "share",
-        "show",
-        "skip",
-        "stop",
-        "submit",
-        "swap",
-        "switch",
-        "turn",
-        "use",
-    ];
+    const DOING: WordList = WordList(concat!(
+        "add|allow|avoid|build|change|customize|deploy|disable|drop|enable|force|",
+        "generate|get|hide|host|keep|let|load|log|make|move|pass|pick|put|remove|rename|",
+        "render|replace|set|share|show|skip|stop|submit|swap|switch|turn|use",
+    ));
     let first = q.split_whitespace().next().unwrap_or("");
     OPENERS.iter().any(|o| q.starts_with(o))
-        || DOING.contains(&first)
+        || DOING.contains(first)
         || [
             "command",
             "syntax",

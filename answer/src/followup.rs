@@ -5,77 +5,37 @@
 
 use book_prompt::Turn;
 
-use crate::text::{content_words, is_stopword, words, words_as_written};
+use crate::text::{content_words, is_stopword, words, words_as_written, WordList};
 
 /// Words that point back at something said before (not "there": "there are three mugs …" opens a
 /// question of its own).
-const ANAPHORA: &[&str] = &[
-    "it", "its", "this", "that", "these", "those", "they", "them", "their", "he", "she", "one",
-    "ones", "same", "above", "previous", "former", "latter",
-];
+const ANAPHORA: WordList = WordList(concat!(
+    "it|its|this|that|these|those|they|them|their|he|she|one|ones|same|above|",
+    "previous|former|latter",
+));
 
 /// Openers of elliptical follow-ups ("what about …", "and …"). Not "why": "Why?" and "why not?"
 /// have at most one topic word, which makes a follow-up anyway, and a question such as "why does
 /// ros2 run say no executable found" stands on its own (glued to the previous question's words,
 /// it was searched for something else).
-const ELLIPTIC_OPENERS: &[&str] = &[
-    "and",
-    "also",
-    "so",
-    "then",
-    "but",
-    "or",
-    "what about",
-    "how about",
-    "more",
-];
+const ELLIPTIC_OPENERS: WordList = WordList("and|also|so|then|but|or|what about|how about|more");
 
 /// Topic words that ask for more of the same rather than name a subject: a question whose one
 /// topic word is one of these or a [`RELATIONAL`] noun ("Show the code", "Any alternatives?")
 /// leans on the conversation, while one naming a thing ("What is URDF?", "What is a quaternion?")
 /// stands on its own.
-const MORE_OF_THE_SAME: &[&str] = &[
-    "code",
-    "explain",
-    "elaborate",
-    "clarify",
-    "expand",
-    "detail",
-    "details",
-    "detailed",
-    "more",
-    "simpler",
-    "simply",
-    "summary",
-    "summarize",
-    "step",
-    "steps",
-    "next",
-    "further",
-    "else",
-    "continue",
-    "why",
-    "how",
-    "instead",
-    "example",
-    "examples",
-    "sample",
-    "snippet",
-    "syntax",
-    "usage",
-    "use",
-    "used",
-    "work",
-    "works",
-    "mean",
-];
+const MORE_OF_THE_SAME: WordList = WordList(concat!(
+    "code|explain|elaborate|clarify|expand|detail|details|detailed|more|simpler|",
+    "simply|summary|summarize|step|steps|next|further|else|continue|why|how|instead|",
+    "example|examples|sample|snippet|syntax|usage|use|used|work|works|mean",
+));
 
 /// Whether the question leans on the conversation to be understood.
 pub fn is_follow_up(question: &str) -> bool {
     let topic = content_words(question);
     let lower = question.trim().to_lowercase();
     let names_no_subject = |w: &String| {
-        MORE_OF_THE_SAME.contains(&w.as_str()) || PART_OF_A_SUBJECT.contains(&w.as_str())
+        MORE_OF_THE_SAME.contains(w.as_str()) || PART_OF_A_SUBJECT.contains(w.as_str())
     };
     points_back(question)
         || relates_to_nothing(question)
@@ -83,7 +43,7 @@ pub fn is_follow_up(question: &str) -> bool {
             .iter()
             .any(|o| lower.starts_with(&format!("{o} ")) || lower == *o || lower == format!("{o}?"))
         || match topic.as_slice() {
-            [one] if RELATIONAL.contains(&one.as_str()) => true,
+            [one] if RELATIONAL.contains(one.as_str()) => true,
             // No topic word, or at most three that name no subject: "Show the code", "what's the
             // install command?", "show me what the output should look like".
             _ => topic.len() <= 3 && topic.iter().all(names_no_subject),
@@ -94,62 +54,29 @@ pub fn is_follow_up(question: &str) -> bool {
 /// verbs that go with them: a question made only of these and [`MORE_OF_THE_SAME`] says nothing of
 /// its subject. (From reading the labelled conversations' misses on three books: "what's the
 /// install command?" after a question on a plugin was searched alone.)
-const PART_OF_A_SUBJECT: &[&str] = &[
-    "install",
-    "installation",
-    "command",
-    "commands",
-    "output",
-    "outputs",
-    "result",
-    "results",
-    "requirements",
-    "dependencies",
-    "version",
-    "versions",
-    "options",
-    "parameters",
-    "arguments",
-    "setup",
-    "show",
-    "look",
-    "like",
-    "run",
-    "see",
-    "get",
-    "need",
-];
+const PART_OF_A_SUBJECT: WordList = WordList(concat!(
+    "install|installation|command|commands|output|outputs|result|results|",
+    "requirements|dependencies|version|versions|options|parameters|arguments|setup|",
+    "show|look|like|run|see|get|need",
+));
 
 /// Nouns that name a relation to something: without a complement ("alternatives to Gazebo", "the
 /// difference between …") the something is the conversation's subject ("any alternatives I could
 /// host myself?").
-const RELATIONAL: &[&str] = &[
-    "alternative",
-    "alternatives",
-    "difference",
-    "differences",
-    "pros",
-    "cons",
-    "advantages",
-    "disadvantages",
-    "limitations",
-    "downsides",
-    "drawbacks",
-    "benefits",
-    "tradeoffs",
-];
+const RELATIONAL: WordList = WordList(concat!(
+    "alternative|alternatives|difference|differences|pros|cons|advantages|",
+    "disadvantages|limitations|downsides|drawbacks|benefits|tradeoffs",
+));
 
 /// Words that open a relational noun's complement ("alternatives *to* …", "pros and cons *of* …").
-const COMPLEMENT: &[&str] = &[
-    "to", "of", "for", "between", "than", "over", "in", "with", "from", "versus", "vs", "compared",
-    "against", "on", "among",
-];
+const COMPLEMENT: WordList =
+    WordList("to|of|for|between|than|over|in|with|from|versus|vs|compared|against|on|among");
 
 /// Whether the question's first topic word is a relational noun with no complement: "any
 /// alternatives I could host myself?", "pros and cons?" (but not "alternatives to Gazebo").
 fn relates_to_nothing(question: &str) -> bool {
     let ws = words(question);
-    let is_relational = |i: usize| ws.get(i).is_some_and(|w| RELATIONAL.contains(&w.as_str()));
+    let is_relational = |i: usize| ws.get(i).is_some_and(|w| RELATIONAL.contains(w.as_str()));
     let Some(mut at) = ws
         .iter()
         .position(|w| w.chars().count() > 1 && !is_stopword(w))
@@ -164,105 +91,44 @@ fn relates_to_nothing(question: &str) -> bool {
         at += 2;
     }
     !ws.get(at + 1)
-        .is_some_and(|w| COMPLEMENT.contains(&w.as_str()))
+        .is_some_and(|w| COMPLEMENT.contains(w.as_str()))
 }
 
 /// Nouns ending in "ly", told from the adverbs that do ("make one dynamically").
-const LY_NOUNS: &[&str] = &[
-    "family",
-    "assembly",
-    "supply",
-    "reply",
-    "anomaly",
-    "poly",
-    "ally",
-    "fly",
-    "belly",
-    "jelly",
-    "rally",
-    "monopoly",
-    "butterfly",
-    "italy",
-];
+const LY_NOUNS: WordList = WordList(concat!(
+    "family|assembly|supply|reply|anomaly|poly|ally|fly|belly|jelly|rally|monopoly|",
+    "butterfly|italy",
+));
 
 /// Whether `w` reads as an adverb in "-ly": after "one" it is not the noun "one" determines
 /// ("how do I make one dynamically?" points back; "one sidebar" does not).
 fn is_adverb(w: &str) -> bool {
-    w.len() > 4 && w.ends_with("ly") && !LY_NOUNS.contains(&w)
+    w.len() > 4 && w.ends_with("ly") && !LY_NOUNS.contains(w)
 }
 
 /// Prepositions of place that are not stop words ("inside that folder": "that" is a determiner
 /// there, not a relative pronoun after a noun).
-const PLACE_PREPOSITIONS: &[&str] = &[
-    "inside",
-    "within",
-    "onto",
-    "across",
-    "behind",
-    "beside",
-    "near",
-    "toward",
-    "towards",
-    "via",
-    "without",
-    "outside",
-    "underneath",
-    "below",
-    "above",
-    "beyond",
-    "throughout",
-];
+const PLACE_PREPOSITIONS: WordList = WordList(concat!(
+    "inside|within|onto|across|behind|beside|near|toward|towards|via|without|outside|",
+    "underneath|below|above|beyond|throughout",
+));
 
 /// Nouns that "this" names the book by ("built on this framework", "in this book"), not the
 /// conversation.
-const THE_BOOK_ITSELF: &[&str] = &[
-    "book",
-    "textbook",
-    "course",
-    "framework",
-    "library",
-    "project",
-    "site",
-    "website",
-    "documentation",
-    "docs",
-    "guide",
-    "tutorial",
-    "manual",
-    "tool",
-];
+const THE_BOOK_ITSELF: WordList = WordList(concat!(
+    "book|textbook|course|framework|library|project|site|website|documentation|docs|",
+    "guide|tutorial|manual|tool",
+));
 
 /// Prepositions among the stop words.
-const PREPOSITIONS: &[&str] = &[
-    "in", "into", "on", "for", "from", "with", "to", "of", "at", "through", "under", "over", "by",
-];
+const PREPOSITIONS: WordList = WordList("in|into|on|for|from|with|to|of|at|through|under|over|by");
 
 /// Words after an "it" that points at nothing: "is it possible to …", "is it ok to …", "how long
 /// does it take …".
-const EMPTY_IT_NEXT: &[&str] = &[
-    "possible",
-    "ok",
-    "okay",
-    "worth",
-    "safe",
-    "necessary",
-    "normal",
-    "better",
-    "best",
-    "bad",
-    "good",
-    "fine",
-    "true",
-    "hard",
-    "easy",
-    "recommended",
-    "common",
-    "allowed",
-    "required",
-    "take",
-    "takes",
-    "matter",
-];
+const EMPTY_IT_NEXT: WordList = WordList(concat!(
+    "possible|ok|okay|worth|safe|necessary|normal|better|best|bad|good|fine|true|",
+    "hard|easy|recommended|common|allowed|required|take|takes|matter",
+));
 
 /// Whether the question's first pointing word ("it", "that", "one" …) points back at the
 /// conversation: unless the question names its own subject before it (two topic words, or one
@@ -277,20 +143,20 @@ fn points_back(question: &str) -> bool {
     let ws = words(question);
     let topic = |w: &&String| w.chars().count() > 1 && !is_stopword(w);
     let is_topic = |i: usize| ws.get(i).is_some_and(|w| topic(&w));
-    let next_is = |i: usize, set: &[&str]| ws.get(i + 1).is_some_and(|w| set.contains(&w.as_str()));
+    let next_is = |i: usize, set: WordList| ws.get(i + 1).is_some_and(|w| set.contains(w));
     // Pointing words that point at nothing: "one sidebar", "the same paragraph" (a determiner
     // before a topic word), "a navbar that hides" (a relative clause after one), "is it possible
     // to", "how long does it take" (an "it" with no referent).
     let points_nowhere = |i: usize| match ws[i].as_str() {
         "one" | "same" => is_topic(i + 1) && !ws.get(i + 1).is_some_and(|w| is_adverb(w)),
-        "that" => i > 0 && is_topic(i - 1) && !PLACE_PREPOSITIONS.contains(&ws[i - 1].as_str()),
+        "that" => i > 0 && is_topic(i - 1) && !PLACE_PREPOSITIONS.contains(ws[i - 1].as_str()),
         "it" => {
-            next_is(i, EMPTY_IT_NEXT) || (next_is(i, &["a"]) && next_is(i + 1, &["good", "bad"]))
+            next_is(i, EMPTY_IT_NEXT)
+                || (next_is(i, WordList("a")) && next_is(i + 1, WordList("good|bad")))
         }
         _ => false,
     };
-    let Some(at) =
-        (0..ws.len()).find(|&i| ANAPHORA.contains(&ws[i].as_str()) && !points_nowhere(i))
+    let Some(at) = (0..ws.len()).find(|&i| ANAPHORA.contains(ws[i].as_str()) && !points_nowhere(i))
     else {
         return false;
     };
@@ -306,8 +172,8 @@ fn points_back(question: &str) -> bool {
     // preposition points at a place or thing named before.
     let preposition = |i: usize| {
         i > 0
-            && (PLACE_PREPOSITIONS.contains(&ws[i - 1].as_str())
-                || PREPOSITIONS.contains(&ws[i - 1].as_str()))
+            && (PLACE_PREPOSITIONS.contains(ws[i - 1].as_str())
+                || PREPOSITIONS.contains(ws[i - 1].as_str()))
     };
     if (ws[at] == "same" && !ws[at..].iter().any(|w| w == "as"))
         || (matches!(ws[at].as_str(), "this" | "that" | "these" | "those")
@@ -414,9 +280,7 @@ const SELECTION_WORDS_BESIDE_OWN: usize = 3;
 
 /// Words that ask for the passage again in other words ("explain this in simpler terms", "in
 /// plain English"), beside [`MORE_OF_THE_SAME`]: they name no subject of the question's own.
-const REPHRASING: &[&str] = &[
-    "terms", "words", "plain", "simple", "easier", "english", "layman", "laymans",
-];
+const REPHRASING: WordList = WordList("terms|words|plain|simple|easier|english|layman|laymans");
 
 /// Whether a question about a selected passage says what it asks with topic words of its own
 /// ("ok but without a master how do nodes even find each other?"), rather than only pointing at
@@ -425,7 +289,7 @@ fn has_own_words(question: &str) -> bool {
     let asks_again = |t: &String| {
         MORE_OF_THE_SAME
             .iter()
-            .chain(REPHRASING)
+            .chain(REPHRASING.iter())
             .any(|w| crate::text::stem(w) == *t)
     };
     crate::text::terms(question)

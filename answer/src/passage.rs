@@ -3,7 +3,7 @@
 //! admonition markers, short list items (tables of contents, heading lists, navigation) and
 //! numbering left over from headings such as `2.1.3.`.
 
-use crate::text::{plain_words, Fence};
+use crate::text::{plain_words, Fence, WordList};
 
 /// What a passage is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub struct Passage {
 pub const MAX_CODE_LINES: usize = 14;
 /// Fenced languages that draw a diagram (Docusaurus renders `mermaid` as a picture): their source
 /// is not something a reader runs or reads as an answer, so it is never quoted.
-const DIAGRAM_LANGS: &[&str] = &["mermaid", "plantuml", "puml", "dot", "graphviz", "d2"];
+const DIAGRAM_LANGS: WordList = WordList("mermaid|plantuml|puml|dot|graphviz|d2");
 /// Shortest prose sentence quoted, in words.
 const MIN_WORDS: usize = 5;
 /// Shortest list item (or fragment without closing punctuation) quoted as a sentence, in words.
@@ -111,7 +111,7 @@ pub fn passages(text: &str) -> Vec<Passage> {
             if fence.closed_by(line) {
                 let body = lines.join("\n");
                 if !body.trim().is_empty()
-                    && !DIAGRAM_LANGS.contains(&lang.as_str())
+                    && !DIAGRAM_LANGS.contains(lang.as_str())
                     && !body.contains(REPLACEMENT)
                 {
                     let intro = out
@@ -188,7 +188,7 @@ pub enum Block {
 const REPLACEMENT: char = '\u{FFFD}';
 
 /// What navigation text carries (pagers, breadcrumbs, edit links): never quoted.
-const NAV_MARKS: &[&str] = &["→", "«", "»", "Edit this page"];
+const NAV_MARKS: WordList = WordList("→|«|»|Edit this page");
 
 /// Longest lead-in kept with a block, in words.
 const MAX_INTRO_WORDS: usize = 40;
@@ -468,15 +468,10 @@ fn names_option(item: &str) -> bool {
 /// Labels of a line stating the values an option takes ("- Type: `'ignore' | 'log' | 'warn' |
 /// 'throw'`", "Possible values: \"top\" | \"bottom\""), lowercase: an API reference's line that
 /// is too short and too symbolic to be a sentence, yet holds the value a reader asks for.
-const VALUE_LABELS: &[&str] = &[
-    "type",
-    "default",
-    "default value",
-    "values",
-    "possible values",
-    "accepted values",
+const VALUE_LABELS: WordList = WordList(concat!(
+    "type|default|default value|values|possible values|accepted values|",
     "allowed values",
-];
+));
 
 /// The lines of `text` stating the values an option takes (see [`VALUE_LABELS`]), list marker
 /// and bold removed, each with the part after its label: the line holds code or a quoted value.
@@ -487,48 +482,30 @@ pub fn value_lines(text: &str) -> Vec<(String, String)> {
             let head = label_head(t)?;
             let (_, values) = t.split_once(':')?;
             let values = values.trim();
-            (VALUE_LABELS.contains(&head.as_str()) && values.contains(['`', '"', '\'']))
+            (VALUE_LABELS.contains(head.as_str()) && values.contains(['`', '"', '\'']))
                 .then(|| (t.replace("**", ""), values.to_string()))
         })
         .collect()
 }
 
 /// Words that open a sentence leaning on the one before ("This is because …", "It can …").
-const ANAPHORS: &[&str] = &["this", "that", "these", "those", "it", "they", "such"];
+const ANAPHORS: WordList = WordList("this|that|these|those|it|they|such");
 
 /// Words that, right after an [`ANAPHORS`] word, make it stand for the previous sentence rather than
 /// open a noun phrase ("This plugin supports …" names its subject; "This can be useful …" does not).
-const LEANING_VERBS: &[&str] = &[
-    "is", "are", "was", "were", "can", "could", "will", "would", "should", "may", "might", "must",
-    "does", "do", "has", "have", "means", "allows", "enables", "makes", "lets", "helps", "ensures",
-    "gives", "provides", "works", "happens", "also", "way", "approach", "requires",
-];
+const LEANING_VERBS: WordList = WordList(concat!(
+    "is|are|was|were|can|could|will|would|should|may|might|must|does|do|has|have|",
+    "means|allows|enables|makes|lets|helps|ensures|gives|provides|works|happens|also|",
+    "way|approach|requires",
+));
 
 /// Words that open a sentence continuing the one before ("Then, create your site with Netlify.",
 /// "However, …", "Otherwise …"): whatever follows, the sentence is the second half of a thought.
-const CONNECTIVES: &[&str] = &[
-    "then",
-    "next",
-    "finally",
-    "afterwards",
-    "afterward",
-    "however",
-    "otherwise",
-    "instead",
-    "therefore",
-    "thus",
-    "hence",
-    "also",
-    "additionally",
-    "moreover",
-    "furthermore",
-    "similarly",
-    "alternatively",
-    "likewise",
-    "consequently",
-    "nevertheless",
-    "nonetheless",
-];
+const CONNECTIVES: WordList = WordList(concat!(
+    "then|next|finally|afterwards|afterward|however|otherwise|instead|therefore|thus|",
+    "hence|also|additionally|moreover|furthermore|similarly|alternatively|likewise|",
+    "consequently|nevertheless|nonetheless",
+));
 
 /// Openings of more than one word that do the same ("In that case, …", "As a result, …").
 const CONNECTIVE_PHRASES: &[&[&str]] = &[
@@ -548,10 +525,10 @@ const CONNECTIVE_PHRASES: &[&[&str]] = &[
 /// supports …" nor an expletive "It is possible to …") or a connective ("Then, …", "In that case, …").
 fn leans_on_previous(words: &[String]) -> bool {
     let word = |i: usize| words.get(i).map_or("", String::as_str);
-    let anaphor = ANAPHORS.contains(&word(0)) && LEANING_VERBS.contains(&word(1));
+    let anaphor = ANAPHORS.contains(word(0)) && LEANING_VERBS.contains(word(1));
     // "It is possible to …", "It is important that …": an "it" that stands for nothing.
     let expletive = word(0) == "it" && (word(3) == "to" || word(3) == "that");
-    let connective = CONNECTIVES.contains(&word(0))
+    let connective = CONNECTIVES.contains(word(0))
         || CONNECTIVE_PHRASES
             .iter()
             .any(|p| p.iter().enumerate().all(|(i, w)| word(i) == *w));
@@ -632,55 +609,29 @@ pub enum Label {
 
 /// Labels of a problem's statement in a troubleshooting entry, or in a worked case ("Challenge: …"
 /// and its "Approach:"), lowercase, without the colon.
-const PROBLEM_LABELS: &[&str] = &[
-    "challenge",
-    "symptom",
-    "symptoms",
-    "problem",
-    "issue",
-    "error",
-    "error message",
-    "observed behavior",
+const PROBLEM_LABELS: WordList = WordList(concat!(
+    "challenge|symptom|symptoms|problem|issue|error|error message|observed behavior|",
     "observed behaviour",
-];
+));
 
 /// Labels of what answers the problem in a troubleshooting entry: its cause ...
-const CAUSE_LABELS: &[&str] = &[
-    "cause",
-    "causes",
-    "root cause",
-    "likely cause",
-    "likely causes",
-    "probable cause",
-    "possible cause",
-    "possible causes",
-    "common cause",
-    "common causes",
-];
+const CAUSE_LABELS: WordList = WordList(concat!(
+    "cause|causes|root cause|likely cause|likely causes|probable cause|",
+    "possible cause|possible causes|common cause|common causes",
+));
 
 /// ... and its fix.
-const FIX_LABELS: &[&str] = &[
-    "approach",
-    "solution",
-    "solutions",
-    "fix",
-    "fixes",
-    "the fix",
-    "quick fix",
-    "how to fix",
-    "resolution",
-    "workaround",
-    "remedy",
-    "debug steps",
-    "what to do",
-];
+const FIX_LABELS: WordList = WordList(concat!(
+    "approach|solution|solutions|fix|fixes|the fix|quick fix|how to fix|resolution|",
+    "workaround|remedy|debug steps|what to do",
+));
 
 /// The troubleshooting label opening `line` ("Symptom: …", "- **Root Cause**: …"), if any.
 pub fn label(line: &str) -> Option<Label> {
     let head = label_head(line)?;
-    if PROBLEM_LABELS.contains(&head.as_str()) {
+    if PROBLEM_LABELS.contains(head.as_str()) {
         Some(Label::Problem)
-    } else if CAUSE_LABELS.contains(&head.as_str()) || FIX_LABELS.contains(&head.as_str()) {
+    } else if CAUSE_LABELS.contains(head.as_str()) || FIX_LABELS.contains(head.as_str()) {
         Some(Label::Answer)
     } else {
         None
@@ -691,18 +642,14 @@ pub fn label(line: &str) -> Option<Label> {
 /// your voice."): the outcome of a step the line does not say, so it answers no question by
 /// itself. Not "Result:", which in case studies states the point the reader asks about ("Result:
 /// Algorithm robust to real-world variations."): dropping it lost 3 answer keys of a textbook.
-const OUTCOME_LABELS: &[&str] = &[
-    "expected",
-    "expected output",
-    "expected result",
-    "expected results",
-    "expected behavior",
+const OUTCOME_LABELS: WordList = WordList(concat!(
+    "expected|expected output|expected result|expected results|expected behavior|",
     "expected behaviour",
-];
+));
 
 /// Whether `line` opens with an outcome label (see [`OUTCOME_LABELS`]).
 pub fn states_outcome(line: &str) -> bool {
-    label_head(line).is_some_and(|head| OUTCOME_LABELS.contains(&head.as_str()))
+    label_head(line).is_some_and(|head| OUTCOME_LABELS.contains(head.as_str()))
 }
 
 /// Whether `line` is nothing but a quoted utterance ("\"Pick up the cup and bring it here\"", an
@@ -725,31 +672,24 @@ fn only_quoted(line: &str) -> bool {
 
 /// Words that, opening a line in lowercase, continue a sentence begun elsewhere ("via the automatic
 /// plugin discovery process, which …": a list item finishing its lead-in).
-const CONTINUING_WORDS: &[&str] = &[
-    "via", "and", "or", "which", "but", "because", "so", "then", "by", "through", "where", "while",
-    "whereas", "unless", "until",
-];
+const CONTINUING_WORDS: WordList = WordList(concat!(
+    "via|and|or|which|but|because|so|then|by|through|where|while|whereas|unless|",
+    "until",
+));
 
 /// Whether `line` is the tail of a sentence begun before it (see [`CONTINUING_WORDS`]).
 pub fn continues_a_sentence(line: &str) -> bool {
     let first = line.split_whitespace().next().unwrap_or("");
     first.chars().next().is_some_and(char::is_lowercase)
-        && CONTINUING_WORDS.contains(&first.trim_end_matches([',', ':']))
+        && CONTINUING_WORDS.contains(first.trim_end_matches([',', ':']))
 }
 
 /// Labels of a line that says where to read next (never quoted).
-const NAV_LABELS: &[&str] = &[
-    "next",
-    "up next",
-    "next up",
-    "next steps",
-    "previous",
-    "coming up",
-];
+const NAV_LABELS: WordList = WordList("next|up next|next up|next steps|previous|coming up");
 
 /// Whether `line` opens with a troubleshooting entry's fix label ("Solution:", "Fix:", "Workaround:").
 fn is_fix(line: &str) -> bool {
-    label_head(line).is_some_and(|head| FIX_LABELS.contains(&head.as_str()))
+    label_head(line).is_some_and(|head| FIX_LABELS.contains(head.as_str()))
 }
 
 /// What a line's opening says before its first colon, lowercase, list marker and bold removed
@@ -803,7 +743,7 @@ pub fn restates_problem(sentence: &str) -> bool {
         .split_once(':')
         .map_or("", |(_, r)| r)
         .to_lowercase();
-    !CAUSE_LABELS.iter().chain(FIX_LABELS).any(|l| {
+    !CAUSE_LABELS.iter().chain(FIX_LABELS.iter()).any(|l| {
         rest.match_indices(&format!("{l}:")).any(|(at, _)| {
             rest[..at]
                 .chars()
@@ -925,10 +865,8 @@ const OTHER_STOPS: &str = "۔؟।。！？";
 
 /// Words whose period does not end a sentence ("vs. LiDAR", "Fig. 3", "et al. Then"); "etc." is
 /// left out: it usually ends one.
-const ABBREVIATIONS: &[&str] = &[
-    "vs", "e.g", "i.e", "cf", "approx", "fig", "figs", "eq", "eqs", "dr", "mr", "mrs", "prof",
-    "al", "ca", "resp", "vol", "pp", "incl",
-];
+const ABBREVIATIONS: WordList =
+    WordList("vs|e.g|i.e|cf|approx|fig|figs|eq|eqs|dr|mr|mrs|prof|al|ca|resp|vol|pp|incl");
 
 /// Whether the period at byte `dot` of `para` closes an abbreviation.
 fn closes_abbreviation(para: &str, dot: usize) -> bool {
@@ -936,7 +874,7 @@ fn closes_abbreviation(para: &str, dot: usize) -> bool {
         .rsplit(|c: char| c.is_whitespace() || c == '(')
         .next()
         .unwrap_or("");
-    ABBREVIATIONS.contains(&word.to_lowercase().as_str())
+    ABBREVIATIONS.contains(word.to_lowercase().as_str())
 }
 
 /// Sentences of a paragraph: split after `.`, `!` or `?` followed by a space and a capital, digit
@@ -1076,11 +1014,11 @@ fn is_quotable(s: &str) -> bool {
         return false;
     }
     // "Next: Practice exercises …": where to read next, not an answer.
-    if label_head(s).is_some_and(|h| NAV_LABELS.contains(&h.as_str())) {
+    if label_head(s).is_some_and(|h| NAV_LABELS.contains(h.as_str())) {
         return false;
     }
-    const PAGER: &[&str] = &["Next ", "Previous "];
-    if NAV_MARKS.iter().chain(PAGER).any(|n| s.contains(n)) || has_heading_numbering(s) {
+    const PAGER: WordList = WordList("Next |Previous ");
+    if NAV_MARKS.iter().chain(PAGER.iter()).any(|n| s.contains(n)) || has_heading_numbering(s) {
         return false;
     }
     // "See the GitHub documentation for more information.": an order to read elsewhere, for
@@ -1090,7 +1028,7 @@ fn is_quotable(s: &str) -> bool {
         Some("see" | "check" | "refer" | "visit" | "read" | "consult")
     ) && lower
         .windows(2)
-        .any(|w| w[0] == "more" && MORE_OF.contains(&w[1].as_str()));
+        .any(|w| w[0] == "more" && MORE_OF.contains(w[1].as_str()));
     if sends_away {
         return false;
     }
@@ -1101,7 +1039,7 @@ fn is_quotable(s: &str) -> bool {
     lower.iter().any(|w| {
         !w.is_empty()
             && !book_retrieval::analyzer::is_stop_word(w)
-            && !POINTER_WORDS.contains(&w.as_str())
+            && !POINTER_WORDS.contains(w.as_str())
     })
 }
 
@@ -1135,48 +1073,19 @@ fn signposts(lower: &[String]) -> bool {
         )
     }));
     let word = |i: usize| lower.get(start + i).map_or("", String::as_str);
-    const PLAN_VERBS: &[&str] = &[
-        "break",
-        "take",
-        "look",
-        "explore",
-        "dive",
-        "begin",
-        "start",
-        "walk",
-        "review",
-        "recap",
-        "move",
-        "turn",
-        "examine",
-        "discuss",
-        "summarize",
-        "revisit",
-        "introduce",
-        "learn",
-        "cover",
-        "discover",
-    ];
-    const PROGRESS_VERBS: &[&str] = &[
-        "learned",
-        "seen",
-        "explored",
-        "covered",
-        "mastered",
-        "completed",
-        "built",
-        "now",
-    ];
-    const PARTS: &[&str] = &[
-        "chapter", "section", "lesson", "module", "tutorial", "page", "unit", "part",
-    ];
-    let is_part =
-        |w: &str| PARTS.contains(&w) || PARTS.contains(&w.strip_suffix('s').unwrap_or(""));
+    const PLAN_VERBS: WordList = WordList(concat!(
+        "break|take|look|explore|dive|begin|start|walk|review|recap|move|turn|examine|",
+        "discuss|summarize|revisit|introduce|learn|cover|discover",
+    ));
+    const PROGRESS_VERBS: WordList =
+        WordList("learned|seen|explored|covered|mastered|completed|built|now");
+    const PARTS: WordList = WordList("chapter|section|lesson|module|tutorial|page|unit|part");
+    let is_part = |w: &str| PARTS.contains(w) || PARTS.contains(w.strip_suffix('s').unwrap_or(""));
     match (word(0), word(1)) {
-        ("let's", verb) => PLAN_VERBS.contains(&verb),
-        ("let", "us") => PLAN_VERBS.contains(&word(2)),
-        ("you've", verb) => PROGRESS_VERBS.contains(&verb),
-        ("you", "have") => PROGRESS_VERBS.contains(&word(2)),
+        ("let's", verb) => PLAN_VERBS.contains(verb),
+        ("let", "us") => PLAN_VERBS.contains(word(2)),
+        ("you've", verb) => PROGRESS_VERBS.contains(verb),
+        ("you", "have") => PROGRESS_VERBS.contains(word(2)),
         ("by", "the") => word(2) == "end",
         ("imagine", _) | ("welcome", "to") | ("stay", "tuned") => true,
         // "So far we've built individual nodes …" ("so" is skipped as a leading adverb).
@@ -1197,9 +1106,9 @@ fn signposts(lower: &[String]) -> bool {
                 );
             placed
                 && (part + 1..part + 4).any(|i| {
-                    PLAN_VERBS.contains(&word(i))
+                    PLAN_VERBS.contains(word(i))
                         || (matches!(word(i), "you" | "you've" | "we" | "we've")
-                            && PROGRESS_VERBS.contains(&word(i + 1)))
+                            && PROGRESS_VERBS.contains(word(i + 1)))
                 })
         }
         _ => false,
@@ -1209,53 +1118,15 @@ fn signposts(lower: &[String]) -> bool {
 /// Words of a sentence that only points elsewhere ("See the docs below for more details.",
 /// "Check this page for more information."): a sentence made of these and stop words alone is
 /// never quoted.
-const POINTER_WORDS: &[&str] = &[
-    "see",
-    "check",
-    "refer",
-    "read",
-    "visit",
-    "learn",
-    "find",
-    "follow",
-    "look",
-    "click",
-    "go",
-    "page",
-    "pages",
-    "information",
-    "info",
-    "details",
-    "detail",
-    "here",
-    "below",
-    "above",
-    "following",
-    "link",
-    "links",
-    "docs",
-    "documentation",
-    "guide",
-    "section",
-    "article",
-    "further",
-    "additional",
-    "full",
-    "complete",
-    "list",
-    "reference",
-    "explanation",
-];
+const POINTER_WORDS: WordList = WordList(concat!(
+    "see|check|refer|read|visit|learn|find|follow|look|click|go|page|pages|",
+    "information|info|details|detail|here|below|above|following|link|links|docs|",
+    "documentation|guide|section|article|further|additional|full|complete|list|",
+    "reference|explanation",
+));
 
 /// What a sentence that sends the reader away offers "more" of ("… for more information.").
-const MORE_OF: &[&str] = &[
-    "information",
-    "info",
-    "details",
-    "detail",
-    "examples",
-    "options",
-];
+const MORE_OF: WordList = WordList("information|info|details|detail|examples|options");
 
 /// `.1.4.` or `2.1.3.` inside a sentence: the remains of a numbered heading list.
 fn has_heading_numbering(s: &str) -> bool {

@@ -4,16 +4,32 @@
 
 use book_retrieval::analyzer;
 
+/// A fixed list of words, written as one string with `|` between them. The answer rules keep
+/// some 500 words in such lists; as slices of `&str` each word cost a (pointer, length) pair in
+/// the widget's data, about 2 kB gzipped that its budget has no room for.
+#[derive(Debug, Clone, Copy)]
+pub struct WordList(pub &'static str);
+
+impl WordList {
+    /// Whether `w` is one of the words (exactly).
+    pub fn contains(&self, w: &str) -> bool {
+        self.iter().any(|x| x == w)
+    }
+
+    /// The words, in the order written.
+    pub fn iter(&self) -> impl Iterator<Item = &'static str> {
+        self.0.split('|')
+    }
+}
+
 /// Words that phrase a request ("give me an example", "show", "the book says") but carry no topic;
 /// on top of the analyzer's stop words.
-const REQUEST_WORDS: &[&str] = &[
-    "again", "because", "example", "examples", "give", "mean", "means", "now", "show", "book",
-    "say", "says", "itself",
-];
+const REQUEST_WORDS: WordList =
+    WordList("again|because|example|examples|give|mean|means|now|show|book|say|says|itself");
 
 /// Whether `w` (lowercase) is a function or request word.
 pub fn is_stopword(w: &str) -> bool {
-    analyzer::is_stop_word(w) || REQUEST_WORDS.contains(&w)
+    analyzer::is_stop_word(w) || REQUEST_WORDS.contains(w)
 }
 
 /// The opening fence of a fenced code block: its character and length ("````md" → four
