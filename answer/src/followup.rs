@@ -20,10 +20,10 @@ const ANAPHORA: WordList = WordList(concat!(
 /// it was searched for something else).
 const ELLIPTIC_OPENERS: WordList = WordList("and|also|so|then|but|or|what about|how about|more");
 
-/// Topic words that ask for more of the same rather than name a subject: a question whose one
-/// topic word is one of these or a [`RELATIONAL`] noun ("Show the code", "Any alternatives?")
-/// leans on the conversation, while one naming a thing ("What is URDF?", "What is a quaternion?")
-/// stands on its own.
+/// Topic words that ask for more of the same rather than name a subject: a question whose few
+/// topic words are these or [`PART_OF_A_SUBJECT`] ("Show the code"), or whose one topic word is a
+/// [`RELATIONAL`] noun ("Any alternatives?"), leans on the conversation, while one naming a thing
+/// ("What is URDF?", "What is a quaternion?") stands on its own.
 const MORE_OF_THE_SAME: WordList = WordList(concat!(
     "code|explain|elaborate|clarify|expand|detail|details|detailed|more|simpler|",
     "simply|summary|summarize|step|steps|next|further|else|continue|why|how|instead|",
@@ -264,6 +264,9 @@ const BORROWED_WORDS: usize = 4;
 /// choosing) 2 more found with the encoder.
 const BORROWED_WORDS_BESIDE_OWN: usize = 3;
 
+/// How many topic words of its own make a follow-up borrow [`BORROWED_WORDS_BESIDE_OWN`].
+const MANY_OWN_WORDS: usize = 4;
+
 /// How many of a selected passage's topic words the search for a question about it borrows when
 /// the question names nothing itself ("Explain this", "why?").
 const SELECTION_WORDS: usize = 24;
@@ -326,7 +329,7 @@ pub fn standalone_query(question: &str, leaning: Leaning<'_>) -> String {
                 let answer = prev.answer.replace(crate::words::EXCERPT_LABEL, "");
                 prev_words.extend(content_words(&answer).into_iter().take(6));
             }
-            let n = if own.len() >= 4 {
+            let n = if own.len() >= MANY_OWN_WORDS {
                 BORROWED_WORDS_BESIDE_OWN
             } else {
                 BORROWED_WORDS

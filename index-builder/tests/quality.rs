@@ -507,8 +507,9 @@ const FOLLOW_UP_OWN_FLOOR: f64 = 0.85;
 /// conversations a book) less two conversations' worth.
 const CONVERSATION_FLOORS: (f32, f32, f32, f32) = (0.55, 0.5, 0.2, 0.125);
 
-/// Conversations written after the follow-up rule by a helper who saw neither it nor our answers
-/// (10 a book, no answer keys): printed, and held to "found at least as often as asked alone".
+/// Conversations written by a helper who saw neither the follow-up rule nor our answers (10 a
+/// book, no answer keys; two reading rules and the borrowed-word count were changed after reading
+/// them: README): printed, and held to "found at least as often as asked alone".
 const HELDOUT_CONVERSATIONS: &str = "eval/conversations-heldout/";
 
 /// The "Ask about this" case sets, each with the floors of its answers whose quotes show a key,
