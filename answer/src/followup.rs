@@ -209,7 +209,13 @@ fn points_back(question: &str) -> bool {
     } else {
         2
     };
-    !(before.len() >= subject_words || before.iter().any(|w| named(w)))
+    // "get my urdf humanoid into it", "load a world inside it": a pronoun right after "into" is
+    // where the thing before it goes, not that thing, so only a name before it can be its referent
+    // ("start Gazebo and spawn a robot into it").
+    let after_preposition = matches!(ws[at].as_str(), "it" | "them")
+        && at > 0
+        && matches!(ws[at - 1].as_str(), "into" | "onto" | "inside");
+    !((!after_preposition && before.len() >= subject_words) || before.iter().any(|w| named(w)))
 }
 
 /// What a question leans on to be understood, decided once per question so that its search
@@ -472,6 +478,7 @@ mod tests {
             "can my code run inside that folder so files i write land there?",
             "do regular docs pages support the same thing?",
             "can I group a few of those links under a dropdown?",
+            "how do i get my urdf humanoid into it?",
         ] {
             assert!(is_follow_up(q), "{q}");
         }
@@ -495,6 +502,8 @@ mod tests {
             "show me the output of ros2 topic list",
             "is there a list of open source repos built on this framework?",
             "does the python api work the same way as the cli?",
+            "start Gazebo and spawn a robot into it",
+            "pip install my app so the yaml files ship with it",
         ] {
             assert!(!is_follow_up(q), "{q}");
         }
