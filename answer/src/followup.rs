@@ -212,10 +212,10 @@ fn points_back(question: &str) -> bool {
     // "get my urdf humanoid into it", "load a world inside it": a pronoun right after "into" is
     // where the thing before it goes, not that thing, so only a name before it can be its referent
     // ("start Gazebo and spawn a robot into it").
-    let after_preposition = matches!(ws[at].as_str(), "it" | "them")
+    let goes_into_it = matches!(ws[at].as_str(), "it" | "them")
         && at > 0
         && matches!(ws[at - 1].as_str(), "into" | "onto" | "inside");
-    !((!after_preposition && before.len() >= subject_words) || before.iter().any(|w| named(w)))
+    !((!goes_into_it && before.len() >= subject_words) || before.iter().any(|w| named(w)))
 }
 
 /// What a question leans on to be understood, decided once per question so that its search
