@@ -23,7 +23,8 @@
   var script = document.currentScript;
   var data = (script && script.dataset) || {};
   var cfg = Object.assign({}, window.BOOK_CHAT_CONFIG || {});
-  ["proxyUrl", "indexUrl", "wasmUrl", "wasmBinaryUrl", "encoderUrl", "markdownUrl"].forEach(function (k) {
+  var URL_FIELDS = ["proxyUrl", "indexUrl", "wasmUrl", "wasmBinaryUrl", "encoderUrl", "markdownUrl"];
+  URL_FIELDS.forEach(function (k) {
     if (cfg[k] === undefined && data[k] !== undefined) cfg[k] = data[k];
   });
   // A hand-written config (the plugin validates its own) may hold a value the widget cannot read:
@@ -35,7 +36,7 @@
   function isText(v) {
     return typeof v === "string";
   }
-  ["proxyUrl", "indexUrl", "wasmUrl", "wasmBinaryUrl", "encoderUrl", "markdownUrl", "locale", "direction"].forEach(function (k) {
+  URL_FIELDS.concat(["locale", "direction"]).forEach(function (k) {
     if (cfg[k] != null && !isText(cfg[k])) {
       ignore(k);
       delete cfg[k];

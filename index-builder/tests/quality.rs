@@ -37,8 +37,8 @@ fn corpus(name: &str) -> PathBuf {
     .unwrap_or_else(|| panic!("../shared/corpora/{name}/docs not found"))
 }
 
-/// (name, docs folder, labelled questions); each book's labelled conversations are
-/// `eval/conversations/<name>.jsonl`.
+/// (name, docs folder, labelled questions); each book's conversations are `<name>.jsonl` in each
+/// folder of [`CONVERSATION_SETS`].
 fn books() -> Vec<(&'static str, PathBuf, &'static str)> {
     vec![
         (
@@ -135,10 +135,9 @@ struct Row {
     answers: eval::AnswerMetrics,
     /// Confidence signals of the answered questions, and whether the top source was gold.
     graded: Vec<(ExcerptSignals, bool)>,
-    /// Follow-ups answered in their conversation.
-    conversation: eval::ConversationMetrics,
-    /// The same for the conversations written after the follow-up rule ([`HELDOUT_CONVERSATIONS`]).
-    heldout_conversation: eval::ConversationMetrics,
+    /// Follow-ups answered in their conversation, one per set of [`CONVERSATION_SETS`] (the
+    /// labelled set first).
+    conversations: [eval::ConversationMetrics; 2],
     /// "Ask about this" answered with no LLM, one per set of [`SELECTION_SETS`].
     selections: [eval::SelectionMetrics; 2],
 }
@@ -157,22 +156,14 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         if keys.exists() {
             eval::attach_answer_keys(qs.iter_mut(), &keys).unwrap();
         }
-        let mut conversations = eval::read_conversations(
-            &repo()
-                .join("eval/conversations")
-                .join(format!("{name}.jsonl")),
-        )
-        .unwrap();
+        let mut conversations = CONVERSATION_SETS.map(|set| {
+            eval::read_conversations(&repo().join(set).join(format!("{name}.jsonl"))).unwrap()
+        });
+        // Only the labelled set has answer keys.
         eval::attach_answer_keys(
-            conversations.iter_mut().map(|c| &mut c.follow_up),
+            conversations[0].iter_mut().map(|c| &mut c.follow_up),
             &repo()
                 .join("eval/answer-keys/conversations")
-                .join(format!("{name}.jsonl")),
-        )
-        .unwrap();
-        let heldout_conversations = eval::read_conversations(
-            &repo()
-                .join(HELDOUT_CONVERSATIONS)
                 .join(format!("{name}.jsonl")),
         )
         .unwrap();
@@ -195,7 +186,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             book,
             qs,
             FitBook { sample, labelled },
-            [conversations, heldout_conversations],
+            conversations,
             selections,
         ));
     }
@@ -234,7 +225,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             let retrieval = run(book, qs, hybrid);
             let (answers, graded) =
                 eval::answer_metrics_graded(book, &texts, qs, hybrid.then_some(&book.encoder));
-            let [conversation, heldout_conversation] = conversations.each_ref().map(|set| {
+            let conversations = conversations.each_ref().map(|set| {
                 eval::conversation_metrics(book, &texts, set, hybrid.then_some(&book.encoder)).0
             });
             let selections = selections.each_ref().map(|set| {
@@ -246,8 +237,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 retrieval,
                 answers,
                 graded,
-                conversation,
-                heldout_conversation,
+                conversations,
                 selections,
             });
         }
@@ -401,10 +391,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         // Follow-ups asked in their conversation (no issue target: floors only, today's figures
         // less a margin). Asked alone, a follow-up does not say what it is about; the conversation
         // must find its section at least as often.
-        for (set, c) in [
-            ("eval/conversations/", &r.conversation),
-            (HELDOUT_CONVERSATIONS, &r.heldout_conversation),
-        ] {
+        for (set, c) in CONVERSATION_SETS.iter().zip(&r.conversations) {
             if c.section_r5() < c.section_r5_alone() {
                 failures.push(format!(
                     "{} ({}): follow-ups of {set} found {:.3} in their conversation, {:.3} asked alone",
@@ -415,7 +402,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 ));
             }
         }
-        let c = &r.conversation;
+        let c = &r.conversations[0];
         let floor = |what: &str, value: f32, floor: f32| {
             (value < floor).then(|| {
                 format!(
@@ -507,10 +494,12 @@ const FOLLOW_UP_OWN_FLOOR: f64 = 0.85;
 /// conversations a book) less two conversations' worth.
 const CONVERSATION_FLOORS: (f32, f32, f32, f32) = (0.55, 0.5, 0.2, 0.125);
 
-/// Conversations written by a helper who saw neither the follow-up rule nor our answers (10 a
-/// book, no answer keys; two reading rules and the borrowed-word count were changed after reading
-/// them: README): printed, and held to "found at least as often as asked alone".
-const HELDOUT_CONVERSATIONS: &str = "eval/conversations-heldout/";
+/// The conversation sets: the labelled one (16 a book, with answer keys, held to
+/// [`CONVERSATION_FLOORS`]), and one written by a helper who saw neither the follow-up rule nor
+/// our answers (10 a book, no answer keys; two reading rules and the borrowed-word count were
+/// changed after reading it: README). Both are printed, and held to "found at least as often as
+/// asked alone".
+const CONVERSATION_SETS: [&str; 2] = ["eval/conversations/", "eval/conversations-heldout/"];
 
 /// The "Ask about this" case sets, each with the floors of its answers whose quotes show a key,
 /// before and with the encoder (today's figures less four cases' worth): `eval/selections/` (60
@@ -595,16 +584,13 @@ fn print_rows(rows: &[Row]) {
             a.keyed_gold_first,
         );
     }
-    let conversations: Vec<(String, eval::ConversationMetrics)> = rows
-        .iter()
-        .map(|r| (format!("{} ({})", r.name, r.phase), r.conversation))
-        .collect();
-    eval::print_conversation_table("eval/conversations/", &conversations);
-    let heldout: Vec<(String, eval::ConversationMetrics)> = rows
-        .iter()
-        .map(|r| (format!("{} ({})", r.name, r.phase), r.heldout_conversation))
-        .collect();
-    eval::print_conversation_table(HELDOUT_CONVERSATIONS, &heldout);
+    for (i, set) in CONVERSATION_SETS.into_iter().enumerate() {
+        let conversations: Vec<(String, eval::ConversationMetrics)> = rows
+            .iter()
+            .map(|r| (format!("{} ({})", r.name, r.phase), r.conversations[i]))
+            .collect();
+        eval::print_conversation_table(set, &conversations);
+    }
     for (i, (set, _)) in SELECTION_SETS.into_iter().enumerate() {
         let selections: Vec<(String, eval::SelectionMetrics)> = rows
             .iter()
