@@ -326,13 +326,11 @@ impl Builder<'_> {
             }
             Node::MdxJsxFlowElement(e) => {
                 self.blank_line();
-                self.jsx(e.name.as_deref(), &e.attributes);
-                self.children(&e.children);
+                self.element(e.name.as_deref(), &e.attributes, &e.children);
                 self.blank_line();
             }
             Node::MdxJsxTextElement(e) => {
-                self.jsx(e.name.as_deref(), &e.attributes);
-                self.children(&e.children);
+                self.element(e.name.as_deref(), &e.attributes, &e.children)
             }
             Node::MdxTextExpression(e) => self.expression(&e.value),
             Node::MdxFlowExpression(e) => {
@@ -398,6 +396,21 @@ impl Builder<'_> {
         self.blank_line();
     }
 
+    /// A JSX element's words: its own ([`Self::jsx`]) and its children's; a `<summary>`'s as
+    /// [`summary_label`] keeps them.
+    fn element(&mut self, name: Option<&str>, attributes: &[AttributeContent], children: &[Node]) {
+        self.jsx(name, attributes);
+        let summary = name.is_some_and(|n| n.eq_ignore_ascii_case("summary")) && !self.in_heading();
+        let start = if summary { self.body().text.len() } else { 0 };
+        self.children(children);
+        if summary {
+            let body = self.body();
+            let label = summary_label(body.text.get(start..).unwrap_or(""));
+            body.text.truncate(start);
+            body.text.push_str(&label);
+        }
+    }
+
     /// The words a JSX element shows besides its children: `<img>`'s alt text, `<br>`'s space.
     fn jsx(&mut self, name: Option<&str>, attributes: &[AttributeContent]) {
         let name = name.unwrap_or("");
@@ -439,6 +452,60 @@ impl Builder<'_> {
         } else if let Some(s) = string_literal(trimmed) {
             self.push(s);
         }
+    }
+}
+
+/// Words that only tell the reader to open a `<details>` block.
+const CLICK_WORDS: &[&str] = &[
+    "click",
+    "tap",
+    "here",
+    "to",
+    "show",
+    "hide",
+    "reveal",
+    "see",
+    "view",
+    "expand",
+    "toggle",
+    "me",
+    "the",
+    "an",
+    "a",
+    "answer",
+    "answers",
+    "hint",
+    "hints",
+    "solution",
+    "example",
+    "details",
+    "definition",
+    "more",
+];
+
+/// A `<details>` block's `<summary>` as book text: the label of what it hides, without the words
+/// that only tell the reader to click ("my_app.py (Click to expand)" → "my_app.py"); a summary
+/// made of nothing else ("Show Answer", "Click to reveal hints") is left out. Otherwise it was
+/// indexed, and could be quoted, as a sentence of the book ("… was composed (Expand)").
+fn summary_label(text: &str) -> String {
+    static CLICK: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let text = match CLICK.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)\(\s*(?:(?:click|tap)\s+(?:here\s+)?to\s+)?(?:expand|show|reveal|see)\b[^)]*\)",
+        )
+        .ok()
+    }) {
+        Some(re) => re.replace_all(text, "").trim().to_string(),
+        None => text.trim().to_string(),
+    };
+    let only_clicks = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| CLICK_WORDS.contains(&w.to_lowercase().as_str()));
+    if only_clicks {
+        String::new()
+    } else {
+        text
     }
 }
 
@@ -638,9 +705,42 @@ mod tests {
         );
         let t = &p.sections[2].text;
         assert!(t.starts_with("Hello world  and s ."), "{t}");
-        assert!(t.contains("Toggle me!\n\nDetailed content"), "{t:?}");
+        // The summary's click words are not book text.
+        assert!(t.contains("s .\n\nDetailed content"), "{t:?}");
+        assert!(!t.contains("Toggle me"), "{t:?}");
         assert!(t.contains("a b A robot"), "{t:?}");
         assert!(!p.sections[0].text.contains("import"));
+    }
+
+    #[test]
+    fn a_summary_is_a_label_without_its_click_words() {
+        let page = |summary: &str| {
+            let p = parse(
+                &format!("<details>\n<summary>{summary}</summary>\n\nHidden text.\n\n</details>\n"),
+                false,
+            );
+            p.sections[0].text.clone()
+        };
+        assert_eq!(
+            page("Use <b>--info</b> commands to see how a config was composed (<b>Expand</b>)"),
+            "Use --info commands to see how a config was composed\n\nHidden text."
+        );
+        assert_eq!(
+            page("my_app.py (Click to expand)"),
+            "my_app.py\n\nHidden text."
+        );
+        for ui in [
+            "Show Answer",
+            "Click to reveal hints",
+            "Click to show an example",
+            "Toggle me!",
+        ] {
+            assert_eq!(page(ui), "Hidden text.", "{ui}");
+        }
+        assert_eq!(
+            page("Example for range override"),
+            "Example for range override\n\nHidden text."
+        );
     }
 
     #[test]
