@@ -137,7 +137,7 @@ struct Row {
     graded: Vec<(ExcerptSignals, bool)>,
     /// Follow-ups answered in their conversation, one per set of [`CONVERSATION_SETS`] (the
     /// labelled set first).
-    conversations: [eval::ConversationMetrics; 3],
+    conversations: [eval::ConversationMetrics; 4],
     /// "Ask about this" answered with no LLM, one per set of [`SELECTION_SETS`].
     selections: [eval::SelectionMetrics; 2],
 }
@@ -495,14 +495,15 @@ const FOLLOW_UP_OWN_FLOOR: f64 = 0.85;
 const CONVERSATION_FLOORS: (f32, f32, f32, f32) = (0.55, 0.5, 0.2, 0.125);
 
 /// The conversation sets: the labelled one (16 a book, with answer keys, held to
-/// [`CONVERSATION_FLOORS`]), and two written by helpers who saw neither the follow-up rules nor
-/// our answers (10 a book, no answer keys): the first was read afterwards, and reading rules and
-/// the borrowed-word count were changed from it (README); the second, written on 2026-11-29, has
-/// not been read. All are printed, and held to "found at least as often as asked alone".
-const CONVERSATION_SETS: [&str; 3] = [
+/// [`CONVERSATION_FLOORS`]), and three written by helpers who saw neither the follow-up rules nor
+/// our answers (10 a book, no answer keys): the first two were read after they were measured, and
+/// reading rules were changed from them (README); the third, written on 2026-11-29, has not been
+/// read. All are printed, and held to "found at least as often as asked alone".
+const CONVERSATION_SETS: [&str; 4] = [
     "eval/conversations/",
     "eval/conversations-heldout/",
     "eval/conversations-heldout-2/",
+    "eval/conversations-heldout-3/",
 ];
 
 /// The "Ask about this" case sets, each with the floors of its answers whose quotes show a key,
