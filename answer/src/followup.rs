@@ -36,20 +36,23 @@ const ACKNOWLEDGEMENTS: WordList =
 /// held-out conversations' misses, `eval/conversations-heldout-2/`.)
 fn ends_on_the_conversation(question: &str) -> bool {
     let ws = words(question);
+    let pronoun = |w: &String| {
+        matches!(
+            w.as_str(),
+            "it" | "them" | "this" | "that" | "these" | "those"
+        )
+    };
     match ws.as_slice() {
         [.., last] if last == "then" => true,
-        [.., before, of, pronoun] if of == "of" => {
-            before == "out" && ANAPHORA.contains(pronoun.as_str())
-        }
-        [.., preposition, pronoun] => {
-            matches!(
-                pronoun.as_str(),
-                "it" | "them" | "this" | "that" | "these" | "those"
-            ) && !matches!(
-                preposition.as_str(),
-                "with" | "of" | "into" | "onto" | "inside"
-            ) && (PREPOSITIONS.contains(preposition.as_str())
-                || PLACE_PREPOSITIONS.contains(preposition.as_str()))
+        [.., out, of, last] if of == "of" => out == "out" && pronoun(last),
+        [.., preposition, last] => {
+            pronoun(last)
+                && !matches!(
+                    preposition.as_str(),
+                    "with" | "of" | "into" | "onto" | "inside"
+                )
+                && (PREPOSITIONS.contains(preposition.as_str())
+                    || PLACE_PREPOSITIONS.contains(preposition.as_str()))
         }
         _ => false,
     }
@@ -503,6 +506,21 @@ mod tests {
             "ok so what should i pick for velocity commands?",
             "Okay, where do the logs go?",
             "thanks! and on windows?",
+        ] {
+            assert!(is_follow_up(q), "{q}");
+        }
+        for q in [
+            "okapi config for a humanoid arm",
+            "pros and cons of keeping translations in git rather than a translation service",
+            "How do quaternions represent rotation?",
+        ] {
+            assert!(!is_follow_up(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn ending_on_then_or_on_a_pronoun_after_a_preposition_goes_on_from_the_answer() {
+        for q in [
             "what should i use for cmd vel then?",
             "how long does transcription take on it",
             "how do i leave some routes out of it",
@@ -511,11 +529,9 @@ mod tests {
             assert!(is_follow_up(q), "{q}");
         }
         for q in [
-            "okapi config for a humanoid arm",
             "what is xacro and why would I bother with it",
             "blog sidebar only lists 5 recent posts, want all of them",
-            "pros and cons of keeping translations in git rather than a translation service",
-            "How do quaternions represent rotation?",
+            "start Gazebo and spawn a robot into it",
         ] {
             assert!(!is_follow_up(q), "{q}");
         }
