@@ -47,10 +47,8 @@ fn ends_on_the_conversation(question: &str) -> bool {
         [.., out, of, last] if of == "of" => out == "out" && pronoun(last),
         [.., preposition, last] => {
             pronoun(last)
-                && !matches!(
-                    preposition.as_str(),
-                    "with" | "of" | "into" | "onto" | "inside"
-                )
+                && !matches!(preposition.as_str(), "with" | "of")
+                && !INTO.contains(preposition.as_str())
                 && (PREPOSITIONS.contains(preposition.as_str())
                     || PLACE_PREPOSITIONS.contains(preposition.as_str()))
         }
@@ -169,6 +167,10 @@ const THE_BOOK_ITSELF: WordList = WordList(concat!(
     "guide|tutorial|manual|tool",
 ));
 
+/// Prepositions of where a thing goes: a pronoun after them ("spawn a robot into it") is the place,
+/// not the thing the question names before it.
+const INTO: WordList = WordList("into|onto|inside");
+
 /// Prepositions among the stop words.
 const PREPOSITIONS: WordList = WordList("in|into|on|for|from|with|to|of|at|through|under|over|by");
 
@@ -261,9 +263,8 @@ fn points_back(question: &str) -> bool {
     // "get my urdf humanoid into it", "load a world inside it": a pronoun right after "into" is
     // where the thing before it goes, not that thing, so only a name before it can be its referent
     // ("start Gazebo and spawn a robot into it").
-    let goes_into_it = matches!(ws[at].as_str(), "it" | "them")
-        && at > 0
-        && matches!(ws[at - 1].as_str(), "into" | "onto" | "inside");
+    let goes_into_it =
+        matches!(ws[at].as_str(), "it" | "them") && at > 0 && INTO.contains(ws[at - 1].as_str());
     !((!goes_into_it && before.len() >= subject_words) || before.iter().any(|w| named(w)))
 }
 
