@@ -1,7 +1,7 @@
 //! From a question to what to do: refuse (nothing relevant, no LLM call), answer with excerpts, or
 //! send a grounded prompt to the LLM. Pure: the UI runs the plan.
 
-use book_answer::followup::{standalone_query, Leaning};
+use book_answer::followup::{search_in_conversation, Leaning, Searched};
 use book_answer::found::Found;
 use book_answer::AlreadyRead;
 
@@ -133,17 +133,26 @@ pub fn plan(
         session_id,
         llm,
     } = *how;
-    let leaning = Leaning::of(question, page.selection.as_deref(), history);
-    let query = standalone_query(question, leaning);
-    let read = AlreadyRead::of(question, leaning);
-    let found = retriever.search(search_request(
-        &query,
-        question,
-        offered_by,
-        page,
+    let Searched {
         leaning,
-        previous_source,
-    ));
+        query,
+        found,
+    } = search_in_conversation(
+        question,
+        page.selection.as_deref(),
+        history,
+        |query, leaning| {
+            retriever.search(search_request(
+                query,
+                question,
+                offered_by,
+                page,
+                leaning,
+                previous_source,
+            ))
+        },
+    );
+    let read = AlreadyRead::of(question, leaning);
     if found.refused || found.sources.is_empty() {
         return Plan::Refuse(direct(book_answer::compose(
             &query,

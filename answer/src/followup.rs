@@ -5,6 +5,8 @@
 
 use book_prompt::Turn;
 
+use crate::found::Found;
+
 use crate::text::{content_words, is_stopword, words, words_as_written, WordList};
 
 /// Words that point back at something said before (not "there": "there are three mugs …" opens a
@@ -405,6 +407,67 @@ pub fn standalone_query(question: &str, leaning: Leaning<'_>) -> String {
         .to_string()
 }
 
+/// Below this margin over the relevance threshold ([`Found::relevance_margin`]) a question of its
+/// own, asked in a conversation, is answered only weakly by the book alone (its best source is
+/// under the threshold; it passed the words test only): its words may lean on the conversation in
+/// a way no rule of [`is_follow_up`] reads ("where do i put the key so it sticks across terminals"
+/// after a question about the Whisper API's cost).
+const WEAK_ALONE: f32 = 0.0;
+
+/// From this margin the search leaning on the last turn answers such a question clearly: the tenth
+/// above the threshold that [`crate::confidence::assess`] calls a clear answer.
+const CLEAR_IN_CONVERSATION: f32 = 0.1;
+
+/// What a question is searched as, and what that search found.
+#[derive(Debug, Clone)]
+pub struct Searched<'a> {
+    /// What the question was read to lean on.
+    pub leaning: Leaning<'a>,
+    /// Its stand-alone query ([`standalone_query`]).
+    pub query: String,
+    /// What the search found.
+    pub found: Found,
+}
+
+/// Searches `question`, asked with `selection` selected after the answered turns `history`, with
+/// `search` (a stand-alone query and what it leans on, to what it finds). A question read as one
+/// of its own that the book answers only weakly alone ([`WEAK_ALONE`], with the encoder: margins
+/// before it are on another scale) is searched again leaning on the last turn, and answered so
+/// when that answers it clearly ([`CLEAR_IN_CONVERSATION`]). A question the book refuses alone is
+/// never answered from the conversation: an out-of-scope question asked second would borrow the
+/// conversation's words and pass. One function for the widget and `index-builder answer`.
+pub fn search_in_conversation<'a>(
+    question: &str,
+    selection: Option<&'a str>,
+    history: &'a [Turn],
+    mut search: impl FnMut(&str, Leaning<'a>) -> Found,
+) -> Searched<'a> {
+    let leaning = Leaning::of(question, selection, history);
+    let query = standalone_query(question, leaning);
+    let found = search(&query, leaning);
+    let weak_alone =
+        |f: &Found| f.vector.is_some() && !f.refused && f.relevance_margin() < WEAK_ALONE;
+    if let (Leaning::OnItself, Some(last)) = (leaning, history.last()) {
+        if weak_alone(&found) {
+            let on_last = Leaning::OnLastTurn(last);
+            let leaning_query = standalone_query(question, on_last);
+            let leaning_found = search(&leaning_query, on_last);
+            if !leaning_found.refused && leaning_found.relevance_margin() >= CLEAR_IN_CONVERSATION {
+                return Searched {
+                    leaning: on_last,
+                    query: leaning_query,
+                    found: leaning_found,
+                };
+            }
+        }
+    }
+    Searched {
+        leaning,
+        query,
+        found,
+    }
+}
+
 /// The source whose page a follow-up's search favours, beside that source itself
 /// ([`book_retrieval::SearchRequest::conversation_source_url`]): `previous_source`, the first source
 /// the previous answer listed, when the question leans on that turn ([`Leaning::OnLastTurn`]);
@@ -470,6 +533,88 @@ mod tests {
         Turn {
             question: q.into(),
             answer: a.into(),
+        }
+    }
+
+    /// What a search finds: one source `margin` above a threshold of 0.4, refused or not, with
+    /// the encoder (`vector`) or before it.
+    fn found(margin: f32, refused: bool, vector: bool) -> Found {
+        Found {
+            sources: vec![crate::source::Source {
+                chunk: 0,
+                chapter: "Whisper".into(),
+                section: None,
+                parent: None,
+                url: "/docs/whisper".into(),
+                text: String::new(),
+                score: 0.4 + margin,
+                subsections: Vec::new(),
+            }],
+            refused,
+            threshold: 0.4,
+            vector: vector.then(|| vec![0.0; 4]),
+            ..Found::default()
+        }
+    }
+
+    /// [`search_in_conversation`] of a question of its own asked after one turn about the Whisper
+    /// API, its search alone finding `alone` and leaning on that turn `leaning`: what it leans on
+    /// in the end, and the queries searched.
+    fn searched(alone: Found, leaning: Found) -> (bool, Vec<String>) {
+        let history = [turn(
+            "how much does the openai whisper api cost",
+            "It costs $0.006 a minute.",
+        )];
+        let mut queries = Vec::new();
+        let s = search_in_conversation(
+            "where do i put the key so it sticks across terminals",
+            None,
+            &history,
+            |q, l| {
+                queries.push(q.to_string());
+                match l {
+                    Leaning::OnItself => alone.clone(),
+                    _ => leaning.clone(),
+                }
+            },
+        );
+        let leans = matches!(s.leaning, Leaning::OnLastTurn(_));
+        assert_eq!(
+            Some(&s.query),
+            queries.get(usize::from(leans)),
+            "the query searched"
+        );
+        (leans, queries)
+    }
+
+    #[test]
+    fn a_question_the_book_answers_weakly_alone_is_answered_from_the_conversation() {
+        let (leans, queries) = searched(found(-0.05, false, true), found(0.2, false, true));
+        assert!(leans, "weak alone, clear in the conversation");
+        assert_eq!(queries.len(), 2);
+        assert!(queries[1].contains("whisper"), "{queries:?}");
+        assert!(
+            !searched(found(-0.05, false, true), found(0.05, false, true)).0,
+            "not clear"
+        );
+        assert!(
+            !searched(found(-0.05, false, true), found(0.2, true, true)).0,
+            "refused"
+        );
+        // Asked once: the book answers it alone, refuses it (an out-of-scope question asked
+        // second stays refused), or the encoder has not loaded (margins on another scale).
+        for alone in [
+            found(0.05, false, true),
+            found(-0.3, true, true),
+            found(-0.05, false, false),
+        ] {
+            assert_eq!(
+                searched(alone, found(0.3, false, true)),
+                (
+                    false,
+                    vec!["where do i put the key so it sticks across terminals".to_string()]
+                )
+            );
         }
     }
 

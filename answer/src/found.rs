@@ -28,6 +28,27 @@ pub struct Found {
     pub agree: bool,
 }
 
+impl Found {
+    /// How far the best source's relevance clears the threshold; negative when the question
+    /// passed only the words test (`SearchResults::words_margin`).
+    pub fn relevance_margin(&self) -> f32 {
+        let top = self
+            .sources
+            .iter()
+            .map(|s| s.score)
+            .filter(|s| s.is_finite())
+            .fold(f32::NEG_INFINITY, f32::max);
+        top - self.threshold
+    }
+
+    /// The larger margin of the two tests a question may pass ([`Found::relevance_margin`] and
+    /// `SearchResults::words_margin`): what confidence is graded on.
+    pub fn margin(&self) -> f32 {
+        let relevance = self.relevance_margin();
+        self.words_margin.map_or(relevance, |w| relevance.max(w))
+    }
+}
+
 /// Searches `index` for `req` with the question's embedding `vector` (`None` before the encoder
 /// has loaded: BM25 alone) in place of the request's own, and collects what it found.
 pub fn search(

@@ -254,16 +254,7 @@ pub fn signals(
     shown: &[Source],
     quotes: &[Quote],
 ) -> confidence::ExcerptSignals {
-    let top = found
-        .sources
-        .iter()
-        .map(|s| s.score)
-        .filter(|s| s.is_finite())
-        .fold(f32::NEG_INFINITY, f32::max);
-    // The larger margin of the two tests a question may pass (see `SearchResults::words_margin`).
-    let margin = found
-        .words_margin
-        .map_or(top - found.threshold, |w| (top - found.threshold).max(w));
+    let margin = found.margin();
     let first = quotes.first().and_then(|q| shown.get(q.source));
     let q_terms = text::terms(question);
     let covered = first.map_or(0.0, |s| {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use book_answer::followup::{standalone_query, Leaning};
+use book_answer::followup::{search_in_conversation, Leaning, Searched};
 use book_answer::{Answer, Found, Turn};
 use book_retrieval::{ChunkTexts, Encoder, Index, Mode};
 use serde::Serialize;
@@ -105,13 +105,6 @@ pub struct Asked<'a> {
     pub offered_by: Option<&'a str>,
 }
 
-impl<'a> Asked<'a> {
-    /// What `question`, asked so, leans on: one decision for its search and its answer.
-    fn leaning(&self, question: &str) -> Leaning<'a> {
-        Leaning::of(question, self.selection, self.history)
-    }
-}
-
 /// The widget's answer to `question` (no LLM): searched and composed from the same stand-alone
 /// query the widget makes of it (`book_answer::followup::standalone_query`).
 pub fn answer(
@@ -124,17 +117,26 @@ pub fn answer(
     answer_with_found(index, texts, encoder, question, asked).1
 }
 
-/// [`answer`], with what the search found for it (the answer lists some of those sources).
-pub fn answer_with_found(
+/// [`answer`], with what the search found for it (the answer lists some of those sources) and
+/// what it was searched as.
+pub fn answer_with_found<'a>(
     index: &Index,
     texts: &ChunkTexts,
     encoder: Option<&Encoder>,
     question: &str,
-    asked: &Asked,
-) -> (Found, Answer) {
-    let leaning = asked.leaning(question);
-    let query = standalone_query(question, leaning);
-    let found = find_query(index, texts, encoder, &query, question, leaning, asked);
+    asked: &Asked<'a>,
+) -> (Searched<'a>, Answer) {
+    let searched = search_in_conversation(
+        question,
+        asked.selection,
+        asked.history,
+        |query, leaning| find_query(index, texts, encoder, query, question, leaning, asked),
+    );
+    let Searched {
+        leaning,
+        ref query,
+        ref found,
+    } = searched;
     // A reader who changed nothing: the widget's default preferences.
     let prefs = book_answer::Preferences::default();
     // English: the CLI prints the English frame (the widget translates it, `book_answer::words`).
@@ -144,11 +146,11 @@ pub fn answer_with_found(
     let a = match encoder {
         Some(enc) => {
             let embed = |t: &str, max_tokens: usize| Some(enc.encode_opening(t, max_tokens));
-            book_answer::compose(&query, &found, Some(&embed), &prefs, &words, read)
+            book_answer::compose(query, found, Some(&embed), &prefs, &words, read)
         }
-        None => book_answer::compose(&query, &found, None, &prefs, &words, read),
+        None => book_answer::compose(query, found, None, &prefs, &words, read),
     };
-    (found, a)
+    (searched, a)
 }
 
 /// One quote in the output.

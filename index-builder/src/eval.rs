@@ -697,19 +697,19 @@ pub fn conversation_metrics(
             previous_source,
             ..Asked::default()
         };
-        let (found, a) = answer_with_found(&book.index, texts, encoder, &q.question, &asked);
+        let (searched, a) = answer_with_found(&book.index, texts, encoder, &q.question, &asked);
+        let found = &searched.found;
         m.refused += a.refused as usize;
         if !q.keys.is_empty() {
             m.keyed += 1;
             m.key_shown += usize::from(quotes_show_key(&a, &q.keys));
         }
-        if in_top5(&found) {
+        if in_top5(found) {
             m.gold_in_top5 += 1;
             let first_source = a.quotes.first().and_then(|qt| a.sources.get(qt.source));
             m.first_quote_gold += first_source.is_some_and(|s| is_gold(s.chunk)) as usize;
         } else {
-            let leaning = book_answer::followup::Leaning::of(&q.question, None, &history);
-            let query = book_answer::followup::standalone_query(&q.question, leaning);
+            let query = &searched.query;
             let got: Vec<String> = found
                 .sources
                 .iter()
@@ -733,10 +733,10 @@ pub fn conversation_metrics(
                 q.heading,
             ));
         }
-        let (found, a) =
+        let (alone, a) =
             answer_with_found(&book.index, texts, encoder, &q.question, &Asked::default());
         m.refused_alone += a.refused as usize;
-        m.gold_in_top5_alone += in_top5(&found) as usize;
+        m.gold_in_top5_alone += in_top5(&alone.found) as usize;
     }
     (m, misses)
 }
