@@ -6,7 +6,6 @@
 use book_prompt::Turn;
 
 use crate::found::Found;
-
 use crate::text::{content_words, is_stopword, words, words_as_written, WordList};
 
 /// Words that point back at something said before (not "there": "there are three mugs …" opens a
