@@ -400,10 +400,12 @@ impl Builder<'_> {
     /// [`summary_label`] keeps them.
     fn element(&mut self, name: Option<&str>, attributes: &[AttributeContent], children: &[Node]) {
         self.jsx(name, attributes);
-        let summary = name.is_some_and(|n| n.eq_ignore_ascii_case("summary")) && !self.in_heading();
-        let start = if summary { self.body().text.len() } else { 0 };
+        // Where a `<summary>`'s text starts in the section's text (none for other elements).
+        let summary_start = (name.is_some_and(|n| n.eq_ignore_ascii_case("summary"))
+            && !self.in_heading())
+        .then(|| self.body().text.len());
         self.children(children);
-        if summary {
+        if let Some(start) = summary_start {
             let body = self.body();
             let label = summary_label(body.text.get(start..).unwrap_or(""));
             body.text.truncate(start);
