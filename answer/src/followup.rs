@@ -432,7 +432,8 @@ pub struct Searched<'a> {
 /// `search` (a stand-alone query and what it leans on, to what it finds). A question read as one
 /// of its own that the book answers only weakly alone ([`WEAK_ALONE`], with the encoder: margins
 /// before it are on another scale) is searched again leaning on the last turn, and answered so
-/// when that answers it clearly ([`CLEAR_IN_CONVERSATION`]). A question the book refuses alone is
+/// when that answers it clearly ([`CLEAR_IN_CONVERSATION`]) from another best source. A question
+/// the book refuses alone is
 /// never answered from the conversation: an out-of-scope question asked second would borrow the
 /// conversation's words and pass. One function for the widget and `index-builder answer`.
 pub fn search_in_conversation<'a>(
@@ -451,7 +452,13 @@ pub fn search_in_conversation<'a>(
             let on_last = Leaning::OnLastTurn(last);
             let leaning_query = standalone_query(question, on_last);
             let leaning_found = search(&leaning_query, on_last);
-            if !leaning_found.refused && leaning_found.relevance_margin() >= CLEAR_IN_CONVERSATION {
+            let best = |f: &Found| f.sources.first().map(|s| s.chunk);
+            // The same best source: the conversation changes nothing the answer is drawn from,
+            // only what is linked beside it.
+            if !leaning_found.refused
+                && leaning_found.relevance_margin() >= CLEAR_IN_CONVERSATION
+                && best(&leaning_found) != best(&found)
+            {
                 return Searched {
                     leaning: on_last,
                     query: leaning_query,
@@ -535,12 +542,12 @@ mod tests {
         }
     }
 
-    /// What a search finds: one source `margin` above a threshold of 0.4, refused or not, with
-    /// the encoder (`vector`) or before it.
-    fn found(margin: f32, refused: bool, vector: bool) -> Found {
+    /// What a search finds: one source, chunk `chunk`, `margin` above a threshold of 0.4, refused
+    /// or not, with the encoder (`vector`) or before it.
+    fn found(chunk: u32, margin: f32, refused: bool, vector: bool) -> Found {
         Found {
             sources: vec![crate::source::Source {
-                chunk: 0,
+                chunk,
                 chapter: "Whisper".into(),
                 section: None,
                 parent: None,
@@ -588,27 +595,31 @@ mod tests {
 
     #[test]
     fn a_question_the_book_answers_weakly_alone_is_answered_from_the_conversation() {
-        let (leans, queries) = searched(found(-0.05, false, true), found(0.2, false, true));
+        let (leans, queries) = searched(found(0, -0.05, false, true), found(1, 0.2, false, true));
         assert!(leans, "weak alone, clear in the conversation");
         assert_eq!(queries.len(), 2);
         assert!(queries[1].contains("whisper"), "{queries:?}");
         assert!(
-            !searched(found(-0.05, false, true), found(0.05, false, true)).0,
+            !searched(found(0, -0.05, false, true), found(1, 0.05, false, true)).0,
             "not clear"
         );
         assert!(
-            !searched(found(-0.05, false, true), found(0.2, true, true)).0,
+            !searched(found(0, -0.05, false, true), found(1, 0.2, true, true)).0,
             "refused"
+        );
+        assert!(
+            !searched(found(0, -0.05, false, true), found(0, 0.2, false, true)).0,
+            "the same best source: the answer alone is kept"
         );
         // Asked once: the book answers it alone, refuses it (an out-of-scope question asked
         // second stays refused), or the encoder has not loaded (margins on another scale).
         for alone in [
-            found(0.05, false, true),
-            found(-0.3, true, true),
-            found(-0.05, false, false),
+            found(0, 0.05, false, true),
+            found(0, -0.3, true, true),
+            found(0, -0.05, false, false),
         ] {
             assert_eq!(
-                searched(alone, found(0.3, false, true)),
+                searched(alone, found(1, 0.3, false, true)),
                 (
                     false,
                     vec!["where do i put the key so it sticks across terminals".to_string()]
