@@ -26,6 +26,12 @@ impl Confidence {
     }
 }
 
+/// Margin over the relevance threshold of a clear answer: relevance is about a cosine, and a clear
+/// answer sits a tenth above the threshold. [`assess`] grades on it, and a question answered
+/// weakly alone is answered from its conversation when that clears it
+/// (`crate::followup::search_in_conversation`).
+pub const CLEAR_MARGIN: f32 = 0.1;
+
 /// Grades an answer. `scores` are the relevance scores of the sources given (the signal the index's
 /// refusal threshold applies to; sources are in ranking order, which is not relevance order),
 /// `threshold` that threshold, `coverage` the share of answer paragraphs carrying a valid citation
@@ -47,11 +53,11 @@ pub fn assess(scores: &[f32], threshold: f32, coverage: Option<f32>) -> Confiden
         .filter(|s| s.is_finite() && **s >= threshold)
         .count();
     let cov = coverage.unwrap_or(1.0);
-    // Relevance is about a cosine: a clear answer sits a tenth above the threshold, a borderline
-    // one within a few hundredths.
+    // Relevance is about a cosine: a clear answer sits a tenth above the threshold
+    // ([`CLEAR_MARGIN`]), a borderline one within a few hundredths.
     if margin < 0.03 || cov < 0.3 {
         Confidence::Low
-    } else if margin >= 0.1 && support >= 2 && cov >= 0.6 {
+    } else if margin >= CLEAR_MARGIN && support >= 2 && cov >= 0.6 {
         Confidence::High
     } else {
         Confidence::Medium

@@ -5,6 +5,7 @@
 
 use book_prompt::Turn;
 
+use crate::confidence::CLEAR_MARGIN;
 use crate::found::Found;
 use crate::text::{content_words, is_stopword, words, words_as_written, WordList};
 
@@ -413,10 +414,6 @@ pub fn standalone_query(question: &str, leaning: Leaning<'_>) -> String {
 /// after a question about the Whisper API's cost).
 const WEAK_ALONE: f32 = 0.0;
 
-/// From this margin the search leaning on the last turn answers such a question clearly: the tenth
-/// above the threshold that [`crate::confidence::assess`] calls a clear answer.
-const CLEAR_IN_CONVERSATION: f32 = 0.1;
-
 /// What a question is searched as, and what that search found.
 #[derive(Debug, Clone)]
 pub struct Searched<'a> {
@@ -432,10 +429,10 @@ pub struct Searched<'a> {
 /// `search` (a stand-alone query and what it leans on, to what it finds). A question read as one
 /// of its own that the book answers only weakly alone ([`WEAK_ALONE`], with the encoder: margins
 /// before it are on another scale) is searched again leaning on the last turn, and answered so
-/// when that answers it clearly ([`CLEAR_IN_CONVERSATION`]) from another best source. A question
-/// the book refuses alone is
-/// never answered from the conversation: an out-of-scope question asked second would borrow the
-/// conversation's words and pass. One function for the widget and `index-builder answer`.
+/// when that answers it clearly ([`CLEAR_MARGIN`]) from another best source. A question the book
+/// refuses alone is never answered from the conversation: an out-of-scope question asked second
+/// would borrow the conversation's words and pass. One function for the widget and
+/// `index-builder answer`.
 pub fn search_in_conversation<'a>(
     question: &str,
     selection: Option<&'a str>,
@@ -456,7 +453,7 @@ pub fn search_in_conversation<'a>(
             // The same best source: the conversation changes nothing the answer is drawn from,
             // only what is linked beside it.
             if !leaning_found.refused
-                && leaning_found.relevance_margin() >= CLEAR_IN_CONVERSATION
+                && leaning_found.relevance_margin() >= CLEAR_MARGIN
                 && best(&leaning_found) != best(&found)
             {
                 return Searched {

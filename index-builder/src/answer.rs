@@ -105,8 +105,8 @@ pub struct Asked<'a> {
     pub offered_by: Option<&'a str>,
 }
 
-/// The widget's answer to `question` (no LLM): searched and composed from the same stand-alone
-/// query the widget makes of it (`book_answer::followup::standalone_query`).
+/// The widget's answer to `question` (no LLM): searched and composed as the widget searches it
+/// (`book_answer::followup::search_in_conversation`).
 pub fn answer(
     index: &Index,
     texts: &ChunkTexts,
