@@ -494,9 +494,23 @@ pub fn choose(
     // section explains: the first quote comes from the best-ranked section that does not.
     let lead_source = pointing.iter().position(|&p| !p).unwrap_or(0);
     let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak());
+    // So does a section whose sentences share no word with the question while one of its lists
+    // or tables does: an exercises section asked about its "coffee maker" exercise holds the
+    // question's words only in the item "Action: Brew coffee with progress updates", too short
+    // to be a sentence, and its sentences are about the other exercises. (Not code: a how-to
+    // question's block has its own rules, and for any other question a word shared with a script
+    // is most often a name in it, which answers nothing by itself.)
+    let words_only_in_a_block = has_sentence(lead_source)
+        && !prose
+            .iter()
+            .any(|c| c.source == lead_source && !c.weak() && c.lexical > 0.0);
     let lead = match sources.get(lead_source) {
         Some(top) if !has_sentence(lead_source) => {
             best_block(&q_terms, (lead_source, top), &code, &unread, requote)
+        }
+        Some(top) if words_only_in_a_block => {
+            best_block(&q_terms, (lead_source, top), &[], &unread, requote)
+                .filter(|q| q.score > 0.0)
         }
         _ => None,
     };
@@ -1085,10 +1099,25 @@ fn best_block(
             }
             Block::List(items) => {
                 let score = term_share(q_terms, &items.join("\n"));
-                let text = items
+                // Of a long list, the items sharing the question's terms (the most sharing first,
+                // shown in the list's order); its opening items only when none does. An exercises
+                // list's third exercise is the one asked about, and its first items, about other
+                // exercises, would fill the quote before it.
+                let mut kept: Vec<usize> = (0..items.len()).collect();
+                if kept.len() > MAX_LIST_ITEMS {
+                    let share: Vec<f32> = items.iter().map(|i| term_share(q_terms, i)).collect();
+                    if share.iter().any(|&s| s > 0.0) {
+                        kept.retain(|&i| share[i] > 0.0);
+                        book_retrieval::sort::sort_by(&mut kept, &|&a, &b| {
+                            share[b].total_cmp(&share[a]).then(a.cmp(&b))
+                        });
+                    }
+                    kept.truncate(MAX_LIST_ITEMS);
+                    kept.sort_unstable();
+                }
+                let text = kept
                     .iter()
-                    .take(MAX_LIST_ITEMS)
-                    .map(|i| cut_at_word(i, MAX_CELL_CHARS))
+                    .map(|&i| cut_at_word(&items[i], MAX_CELL_CHARS))
                     .collect::<Vec<_>>()
                     .join("\n");
                 consider(Quote {
@@ -1607,6 +1636,42 @@ mod tests {
                 .contains("| `lastmod` | `'date' \\| null` or \\*none\\* |"),
             "{q:?}"
         );
+    }
+
+    #[test]
+    fn a_list_holding_the_only_words_of_the_question_is_quoted_before_unrelated_sentences() {
+        // An exercises section: its sentences (long items) are about other exercises; the
+        // question's words are only in short items of a long list.
+        let mut text = String::from("Try these hands-on challenges:\n\n");
+        for (n, task) in [
+            "Service: Create a service that converts Celsius to Fahrenheit",
+            "Action: Create an action that counts down from N to zero",
+            "Timer: Publish a message every second with the remaining count",
+            "Parameters: Declare a parameter that sets the publishing rate of the node",
+        ]
+        .iter()
+        .enumerate()
+        {
+            text.push_str(&format!(
+                "{}. {task}\n   - Define the interface\n   - Test it\n",
+                n + 1
+            ));
+        }
+        text.push_str("5. Integration: Build a coffee maker simulation\n   - Action: Brew coffee with progress updates\n");
+        let q = quotes("how do I brew good coffee", &[src(0, &text)]);
+        assert_eq!(q[0].form, Form::List, "{q:?}");
+        assert_eq!(
+            q[0].text,
+            "Integration: Build a coffee maker simulation\nAction: Brew coffee with progress updates",
+            "of a long list, the items holding the question's words"
+        );
+        assert_eq!(
+            q[0].intro.as_deref(),
+            Some("Try these hands-on challenges:")
+        );
+        // A sentence sharing a word with the question keeps the first place.
+        let q = quotes("how do I convert Celsius", &[src(0, &text)]);
+        assert_eq!(q[0].form, Form::Sentence, "{q:?}");
     }
 
     #[test]
