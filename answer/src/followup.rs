@@ -58,12 +58,13 @@ fn ends_on_the_conversation(question: &str) -> bool {
     }
 }
 
-/// Whether `lower` opens with one of `openers` as whole words ("ok, so", not "okapi").
+/// Whether `lower` opens with one of `openers` as whole words ("ok, so", "and?", not "okapi",
+/// "so-called" or "or's").
 fn opens_with(lower: &str, openers: WordList) -> bool {
     openers.iter().any(|o| {
-        lower
-            .strip_prefix(o)
-            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '\''))
+        lower.strip_prefix(o).is_some_and(|rest| {
+            !rest.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '\'' | '-' | '_'))
+        })
     })
 }
 
@@ -86,9 +87,7 @@ pub fn is_follow_up(question: &str) -> bool {
     };
     points_back(question)
         || relates_to_nothing(question)
-        || ELLIPTIC_OPENERS
-            .iter()
-            .any(|o| lower.starts_with(&format!("{o} ")) || lower == *o || lower == format!("{o}?"))
+        || opens_with(&lower, ELLIPTIC_OPENERS)
         || opens_with(&lower, ACKNOWLEDGEMENTS)
         || ends_on_the_conversation(question)
         || match topic.as_slice() {
@@ -699,6 +698,16 @@ mod tests {
         assert!(is_follow_up("why not?"));
         assert!(!is_follow_up("How do quaternions represent rotation?"));
         assert!(!is_follow_up("why does ros2 run say no executable found"));
+        // An opener is a whole word, whatever follows it: "and, on windows?" as "and on windows?".
+        for q in ["and, on windows?", "so... what about zsh", "more?"] {
+            assert!(is_follow_up(q), "{q}");
+        }
+        for q in [
+            "so-called digital twins in industrial robot simulation",
+            "ordering of launch file arguments in ROS 2 launch files",
+        ] {
+            assert!(!is_follow_up(q), "{q}");
+        }
         // A pointing word before the question's own topic, or with at most one topic word.
         for q in [
             "How do I install it?",
