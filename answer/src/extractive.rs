@@ -1067,16 +1067,15 @@ fn best_block(
             Block::Table(rows) => {
                 let lines: Vec<String> = rows.iter().map(|r| r.join(" | ")).collect();
                 let score = term_share(q_terms, &lines.join("\n"));
-                let mut body: Vec<usize> = (1..rows.len()).collect();
-                if body.len() > MAX_TABLE_ROWS {
-                    // The rows sharing the most of the question's terms, in the table's order.
-                    let share: Vec<f32> = lines.iter().map(|l| term_share(q_terms, l)).collect();
-                    book_retrieval::sort::sort_by(&mut body, &|&a, &b| {
-                        share[b].total_cmp(&share[a]).then(a.cmp(&b))
-                    });
-                    body.truncate(MAX_TABLE_ROWS);
-                    body.sort_unstable();
-                }
+                // Of a long table, the rows sharing the most of the question's terms.
+                let body = most_sharing(
+                    q_terms,
+                    lines.get(1..).unwrap_or(&[]),
+                    MAX_TABLE_ROWS,
+                    false,
+                )
+                .into_iter()
+                .map(|r| r + 1);
                 let text = std::iter::once(0)
                     .chain(body)
                     .map(|r| {
@@ -1099,25 +1098,12 @@ fn best_block(
             }
             Block::List(items) => {
                 let score = term_share(q_terms, &items.join("\n"));
-                // Of a long list, the items sharing the question's terms (the most sharing first,
-                // shown in the list's order); its opening items only when none does. An exercises
-                // list's third exercise is the one asked about, and its first items, about other
-                // exercises, would fill the quote before it.
-                let mut kept: Vec<usize> = (0..items.len()).collect();
-                if kept.len() > MAX_LIST_ITEMS {
-                    let share: Vec<f32> = items.iter().map(|i| term_share(q_terms, i)).collect();
-                    if share.iter().any(|&s| s > 0.0) {
-                        kept.retain(|&i| share[i] > 0.0);
-                        book_retrieval::sort::sort_by(&mut kept, &|&a, &b| {
-                            share[b].total_cmp(&share[a]).then(a.cmp(&b))
-                        });
-                    }
-                    kept.truncate(MAX_LIST_ITEMS);
-                    kept.sort_unstable();
-                }
-                let text = kept
-                    .iter()
-                    .map(|&i| cut_at_word(&items[i], MAX_CELL_CHARS))
+                // Of a long list, only the items sharing the question's terms (its opening items
+                // when none does): an exercises list's third exercise is the one asked about, and
+                // the items about the other exercises would fill the quote before it.
+                let text = most_sharing(q_terms, &items, MAX_LIST_ITEMS, true)
+                    .into_iter()
+                    .map(|i| cut_at_word(&items[i], MAX_CELL_CHARS))
                     .collect::<Vec<_>>()
                     .join("\n");
                 consider(Quote {
@@ -1144,6 +1130,30 @@ fn best_block(
         }
     }
     best.map(|(q, _)| q)
+}
+
+/// Which of `lines` (a table's body rows, a list's items) a quote shows, in their order: all when
+/// they are at most `max`, else the `max` sharing the most of the question's terms (the first of
+/// equals); with `sharing_only`, only lines sharing a term, unless none does.
+fn most_sharing(
+    q_terms: &[String],
+    lines: &[String],
+    max: usize,
+    sharing_only: bool,
+) -> Vec<usize> {
+    let mut kept: Vec<usize> = (0..lines.len()).collect();
+    if kept.len() > max {
+        let share: Vec<f32> = lines.iter().map(|l| term_share(q_terms, l)).collect();
+        if sharing_only && share.iter().any(|&s| s > 0.0) {
+            kept.retain(|&i| share[i] > 0.0);
+        }
+        book_retrieval::sort::sort_by(&mut kept, &|&a, &b| {
+            share[b].total_cmp(&share[a]).then(a.cmp(&b))
+        });
+        kept.truncate(max);
+        kept.sort_unstable();
+    }
+    kept
 }
 
 /// Renders quotes as the answer's Markdown; `number(q)` is the citation number of quote `q`'s
