@@ -32,16 +32,20 @@ impl Confidence {
 /// (`crate::followup::search_in_conversation`).
 pub const CLEAR_MARGIN: f32 = 0.1;
 
+/// The best of `scores` that is a number (−∞ when none is): what an answer's margin over the
+/// relevance threshold is measured from.
+pub(crate) fn best_score(scores: impl Iterator<Item = f32>) -> f32 {
+    scores
+        .filter(|s| s.is_finite())
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
 /// Grades an answer. `scores` are the relevance scores of the sources given (the signal the index's
 /// refusal threshold applies to; sources are in ranking order, which is not relevance order),
 /// `threshold` that threshold, `coverage` the share of answer paragraphs carrying a valid citation
 /// (`None` when citations are off, so only retrieval counts).
 pub fn assess(scores: &[f32], threshold: f32, coverage: Option<f32>) -> Confidence {
-    let top = scores
-        .iter()
-        .copied()
-        .filter(|s| s.is_finite())
-        .fold(f32::NEG_INFINITY, f32::max);
+    let top = best_score(scores.iter().copied());
     if !top.is_finite() {
         return Confidence::Low;
     }

@@ -494,21 +494,21 @@ pub fn choose(
     // section explains: the first quote comes from the best-ranked section that does not.
     let lead_source = pointing.iter().position(|&p| !p).unwrap_or(0);
     let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak());
-    // So does a section whose sentences share no word with the question while one of its lists
-    // or tables does: an exercises section asked about its "coffee maker" exercise holds the
-    // question's words only in the item "Action: Brew coffee with progress updates", too short
-    // to be a sentence, and its sentences are about the other exercises. (Not code: a how-to
-    // question's block has its own rules, and for any other question a word shared with a script
-    // is most often a name in it, which answers nothing by itself.)
-    let words_only_in_a_block = has_sentence(lead_source)
-        && !prose
-            .iter()
-            .any(|c| c.source == lead_source && !c.weak() && c.lexical > 0.0);
     let lead = match sources.get(lead_source) {
         Some(top) if !has_sentence(lead_source) => {
             best_block(&q_terms, (lead_source, top), &code, &unread, requote)
         }
-        Some(top) if words_only_in_a_block => {
+        // So does a section whose sentences share no word with the question while one of its
+        // lists or tables does: an exercises section asked about its "coffee maker" exercise
+        // holds the question's words only in the item "Action: Brew coffee with progress
+        // updates", too short to be a sentence, and its sentences are about the other exercises.
+        // (Not code: a how-to question's block has its own rules, and for any other question a
+        // word shared with a script is most often a name in it, which answers nothing by itself.)
+        Some(top)
+            if !prose
+                .iter()
+                .any(|c| c.source == lead_source && !c.weak() && c.lexical > 0.0) =>
+        {
             best_block(&q_terms, (lead_source, top), &[], &unread, requote)
                 .filter(|q| q.score > 0.0)
         }

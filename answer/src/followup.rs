@@ -441,26 +441,33 @@ pub fn search_in_conversation<'a>(
     let leaning = Leaning::of(question, selection, history);
     let query = standalone_query(question, leaning);
     let found = search(&query, leaning);
-    let weak_alone =
-        |f: &Found| f.vector.is_some() && !f.refused && f.relevance_margin() < WEAK_ALONE;
-    if let (Leaning::OnItself, Some(last)) = (leaning, history.last()) {
-        if weak_alone(&found) {
-            let on_last = Leaning::OnLastTurn(last);
-            let leaning_query = standalone_query(question, on_last);
-            let leaning_found = search(&leaning_query, on_last);
-            let best = |f: &Found| f.sources.first().map(|s| s.chunk);
-            // The same best source: the conversation changes nothing the answer is drawn from,
-            // only what is linked beside it.
-            if !leaning_found.refused
-                && leaning_found.relevance_margin() >= CLEAR_MARGIN
-                && best(&leaning_found) != best(&found)
-            {
-                return Searched {
-                    leaning: on_last,
-                    query: leaning_query,
-                    found: leaning_found,
-                };
-            }
+    // The last turn, when the question is one of its own that the book answers only weakly alone.
+    let weak_after = match (leaning, history.last()) {
+        (Leaning::OnItself, Some(last))
+            if found.vector.is_some()
+                && !found.refused
+                && found.relevance_margin() < WEAK_ALONE =>
+        {
+            Some(last)
+        }
+        _ => None,
+    };
+    if let Some(last) = weak_after {
+        let on_last = Leaning::OnLastTurn(last);
+        let leaning_query = standalone_query(question, on_last);
+        let leaning_found = search(&leaning_query, on_last);
+        let best = |f: &Found| f.sources.first().map(|s| s.chunk);
+        // The same best source: the conversation changes nothing the answer is drawn from, only
+        // what is linked beside it.
+        if !leaning_found.refused
+            && leaning_found.relevance_margin() >= CLEAR_MARGIN
+            && best(&leaning_found) != best(&found)
+        {
+            return Searched {
+                leaning: on_last,
+                query: leaning_query,
+                found: leaning_found,
+            };
         }
     }
     Searched {

@@ -32,13 +32,7 @@ impl Found {
     /// How far the best source's relevance clears the threshold; negative when the question
     /// passed only the words test (`SearchResults::words_margin`).
     pub fn relevance_margin(&self) -> f32 {
-        let top = self
-            .sources
-            .iter()
-            .map(|s| s.score)
-            .filter(|s| s.is_finite())
-            .fold(f32::NEG_INFINITY, f32::max);
-        top - self.threshold
+        crate::confidence::best_score(self.sources.iter().map(|s| s.score)) - self.threshold
     }
 
     /// The larger margin of the two tests a question may pass ([`Found::relevance_margin`] and
