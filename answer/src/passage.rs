@@ -221,11 +221,15 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
         }
         items.clear();
     };
-    // A block starts: the paragraph before it is its lead-in if it announces it.
-    let lead_in = |para: &mut String| {
+    // A block starts: the paragraph before it is its lead-in if it announces it, or, before a
+    // table, if it is one sentence ("Older documentation versions remain available …"): a
+    // table has no caption in the text, and a lone sentence right above it is the nearest thing.
+    let lead_in = |para: &mut String, table: bool| {
         let p = std::mem::take(para);
         let p = p.trim();
-        (p.ends_with(':') && p.split_whitespace().count() <= MAX_INTRO_WORDS)
+        let one_sentence = p.ends_with('.') && !p.trim_end_matches('.').contains(". ");
+        ((p.ends_with(':') || table && one_sentence)
+            && p.split_whitespace().count() <= MAX_INTRO_WORDS)
             .then(|| strip_numbering(p).to_string())
     };
     let mut code: Option<Fence> = None;
@@ -256,7 +260,7 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
         if let Some(cells) = table_cells(t) {
             flush_items(&mut items, &mut intro, &mut out);
             if rows.is_empty() {
-                intro = lead_in(&mut para);
+                intro = lead_in(&mut para, true);
             }
             if !cells
                 .iter()
@@ -272,7 +276,7 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
             let item = strip_numbering(item).trim();
             if !item.is_empty() {
                 if items.is_empty() {
-                    intro = lead_in(&mut para);
+                    intro = lead_in(&mut para, false);
                 }
                 items.push(item.to_string());
                 item_open = true;
@@ -1469,6 +1473,22 @@ mod tests {
             )]
         );
         // Table rows stay out of the sentences.
+        // A lone sentence right above a table leads into it (a table has no caption in the
+        // text); two sentences, or a sentence above a list, do not.
+        let intro = |text: &str| blocks(text).into_iter().next().and_then(|(_, i)| i);
+        let table = "\n\nVersion | Docs\n1.1 | Documentation\n1.0 | Documentation";
+        assert_eq!(
+            intro(&format!("Older versions remain available.{table}")).as_deref(),
+            Some("Older versions remain available.")
+        );
+        assert_eq!(
+            intro(&format!("See below. Older ones remain.{table}")),
+            None
+        );
+        assert_eq!(
+            intro("Older versions remain available.\n\n- 1.1 docs\n- 1.0 docs"),
+            None
+        );
         assert_eq!(prose(text), ["Pick the joint type for each part:"]);
     }
 
