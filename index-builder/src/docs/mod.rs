@@ -130,7 +130,8 @@ pub struct Page {
     pub description: Option<String>,
     /// Front matter `tags` (labels).
     pub tags: Vec<String>,
-    /// `false` when front matter says `chat: false` (keep the page out of the chat index).
+    /// `false` when front matter says `chat: false`, or `unlisted: true` without `chat: true`
+    /// (keep the page out of the chat index).
     pub chat: bool,
     /// Front matter `unlisted: true` (published, but hidden from sidebar and search).
     pub unlisted: bool,
@@ -244,7 +245,9 @@ pub fn read_page(
         module,
         description: fm.description,
         tags: fm.tags,
-        chat: fm.chat.unwrap_or(true),
+        // Docusaurus keeps an unlisted page out of sidebars, search and the sitemap: the chat
+        // does not send readers to it either, unless its front matter says `chat: true`.
+        chat: fm.chat.unwrap_or(!fm.unlisted),
         unlisted: fm.unlisted,
         draft: fm.draft,
         sidebar_label: fm.sidebar_label,

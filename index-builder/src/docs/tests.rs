@@ -137,6 +137,11 @@ fn chat_opt_out_and_description() {
     );
     assert!(!p.chat);
     assert_eq!(p.description.as_deref(), Some("About A"));
+    // An unlisted page is hidden from the book's search: out of the chat too, unless it opts in.
+    let (p, _) = page("u.md", "---\nunlisted: true\n---\ntext\n");
+    assert!(p.unlisted && !p.chat);
+    let (p, _) = page("v.md", "---\nunlisted: true\nchat: true\n---\ntext\n");
+    assert!(p.chat);
 }
 
 #[test]
