@@ -45,7 +45,7 @@ pub enum Command {
 /// Flags of `proxy report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The feedback database written by the proxy's --db.
+    /// The feedback store the proxy's --db names: a SQLite file or a postgres:// URL.
     #[arg(long, env = "PROXY_DB", value_name = "PATH")]
     pub db: PathBuf,
     /// How many questions to list.

@@ -211,9 +211,30 @@ pub fn collect_file(db: &Path, limit: u32) -> Result<ReportData, ReportError> {
     Ok(collect(&conn, limit)?)
 }
 
-/// Builds the report's text from the feedback database at `db` (`proxy report`).
+/// Builds the report's text from the feedback store `db` names, as `--db` does (`proxy report`):
+/// a SQLite file, or a PostgreSQL URL.
 pub fn report(db: &Path, limit: u32) -> Result<String, ReportError> {
-    Ok(render_text(&collect_file(db, limit)?))
+    let data = match db.to_str().filter(|d| crate::feedback::is_postgres_url(d)) {
+        Some(url) => collect_postgres(url, limit)?,
+        None => collect_file(db, limit)?,
+    };
+    Ok(render_text(&data))
+}
+
+/// Connects to the PostgreSQL store at `url` and collects the report. `proxy report` runs
+/// outside the server's runtime: one current-thread runtime serves its few queries.
+fn collect_postgres(url: &str, limit: u32) -> Result<ReportData, ReportError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ReportError::Runtime)?;
+    rt.block_on(async {
+        crate::pgstore::PgStore::connect(url)
+            .await?
+            .report(limit)
+            .await
+    })
+    .map_err(ReportError::Postgres)
 }
 
 /// The terminal rendering.
@@ -458,6 +479,12 @@ pub enum ReportError {
     /// SQLite failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// PostgreSQL failed (connecting or reading).
+    #[error("feedback database: {0}")]
+    Postgres(tokio_postgres::Error),
+    /// The PostgreSQL client's runtime could not start.
+    #[error("cannot start the PostgreSQL client: {0}")]
+    Runtime(std::io::Error),
 }
 
 /// `part / total` as a fraction, 0 when there is nothing yet (the refusal rate of both stores).

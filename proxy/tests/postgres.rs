@@ -80,4 +80,19 @@ async fn two_instances_share_feedback_and_report() {
     assert!(!v["per_day"].as_array().unwrap().is_empty());
     a.stop().await;
     b.stop().await;
+
+    // The operator's terminal report reads the same store, given the same URL as --db.
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_proxy"))
+        .args(["report", "--db", &url])
+        .env_remove("PROXY_DB")
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.to_lowercase().contains("fly a drone"), "{stdout}");
 }
