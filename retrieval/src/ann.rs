@@ -1,9 +1,10 @@
 //! Approximate nearest neighbours (HNSW, `instant-distance`) over the chunk vectors, for books above
 //! the size where the brute-force int8 scan of [`crate::vectors`] stops being fast enough.
 //!
-//! The graph is built over the same int8 rows as the index file (`quantize_rows`), so its file
-//! (`ann.<hash16>.bin`, see `FORMAT.md`) stores only the graph: the rows are taken from the index's
-//! [`QuantizedVectors`] when it is loaded, and a reader never downloads the vectors twice.
+//! The graph is built over the same int8 rows as the index file (`quantize_rows`), so its bytes (an
+//! envelope of their own, stored as the last section of the index body; see `FORMAT.md`) hold only
+//! the graph: the rows are taken from the index's [`QuantizedVectors`] when it is loaded, and a
+//! reader never downloads the vectors twice.
 //! Candidates found in the graph are rescored exactly (f32 query · dequantized row), as the scan does.
 //!
 //! `instant-distance` keeps its graph in private fields; the only way in and out is its serde
