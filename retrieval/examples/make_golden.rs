@@ -5,7 +5,8 @@
 //!
 //! Run once per format version, with the writer of that version:
 //! `cargo run -p book-retrieval --example make_golden -- retrieval/tests/golden/v1` (v4: add
-//! `fitted`, so that its encoder has fitted codebooks, which only version 4 holds).
+//! `fitted`, so that its encoder has fitted codebooks, which only version 4 holds; `index-v2`: add
+//! `passages`, so that the index carries passage vectors, which index version 2 added).
 //! The files are committed; regenerating an existing version's folder is a mistake.
 
 use std::path::PathBuf;
@@ -17,7 +18,8 @@ use book_retrieval::encoder::{
 use book_retrieval::tokenizer::WordPiece;
 use book_retrieval::vectors::QuantizedVectors;
 use book_retrieval::{
-    ChunkMeta, ChunkTexts, Index, IndexMeta, PageInfo, SearchRequest, SearchSettings,
+    ChunkMeta, ChunkTexts, Index, IndexMeta, PageInfo, PassageVectors, SearchRequest,
+    SearchSettings,
 };
 use serde_json::json;
 
@@ -121,6 +123,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let texts: Vec<&str> = CHUNKS.iter().map(|(_, t)| *t).collect();
     // `make_golden DIR fitted`: every matrix with a fitted codebook (encoder file version 4).
     let fitted = std::env::args().nth(2).as_deref() == Some("fitted");
+    let with_passages = std::env::args().nth(2).as_deref() == Some("passages");
     let plan = book_retrieval::encoder::QuantPlan {
         fitted: [fitted; 6],
         word_fitted: fitted,
@@ -148,6 +151,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (section, text) in CHUNKS {
         vectors.extend(exact.encode(&format!("Fixture > {section}\n{text}")));
     }
+    // Index version 2: each chunk's two halves as passages (heading path first, as the builder
+    // embeds them), so a question about one half is closer to its passage than to the chunk.
+    let passages = with_passages.then(|| {
+        let mut chunk_of = Vec::new();
+        let mut passage_vectors = Vec::new();
+        for (i, (section, text)) in CHUNKS.iter().enumerate() {
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let (a, b) = words.split_at(words.len() / 2);
+            for half in [a, b] {
+                chunk_of.push(i as u32);
+                passage_vectors
+                    .extend(exact.encode(&format!("Fixture > {section}\n{}", half.join(" "))));
+            }
+        }
+        Box::new(PassageVectors {
+            chunk_of,
+            vectors: QuantizedVectors::quantize(&passage_vectors, exact.dim()),
+        })
+    });
     let docs: Vec<Bm25Doc> = CHUNKS
         .iter()
         .map(|(section, text)| Bm25Doc {
@@ -173,7 +195,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             unaskable: Vec::new(),
             follow_ups: Vec::new(),
         },
-        vectors: QuantizedVectors::quantize(&vectors, exact.dim()),
+        vectors: QuantizedVectors {
+            passages,
+            ..QuantizedVectors::quantize(&vectors, exact.dim())
+        },
         bm25: Bm25::build(&docs, Bm25Params::default()),
         ann: None,
     };
@@ -194,6 +219,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "ids": reloaded.tokenizer.encode(q, 32),
                 "vector": v,
                 "hybrid_hits": hybrid.hits.iter().map(|h| h.chunk).collect::<Vec<_>>(),
+                "hybrid_scores": hybrid.hits.iter().map(|h| h.score).collect::<Vec<_>>(),
                 "bm25_hits": bm25.hits.iter().map(|h| h.chunk).collect::<Vec<_>>(),
             })
         })

@@ -54,6 +54,13 @@ const V6: Golden = Golden {
     expected: include_str!("golden/v6/expected.json"),
 };
 
+const INDEX_V2: Golden = Golden {
+    index: include_bytes!("golden/index-v2/index.bin"),
+    chunks: include_bytes!("golden/index-v2/chunks.bin"),
+    encoder: include_bytes!("golden/index-v2/encoder.bin"),
+    expected: include_str!("golden/index-v2/expected.json"),
+};
+
 fn check(g: &Golden) {
     let expected: Value = serde_json::from_str(g.expected).unwrap();
     let dim = expected["dim"].as_u64().unwrap() as usize;
@@ -81,11 +88,17 @@ fn check(g: &Golden) {
             r.hits.iter().map(|h| h.chunk).collect()
         };
         let hybrid: Vec<u32> = serde_json::from_value(q["hybrid_hits"].clone()).unwrap();
-        assert_eq!(
-            hits(index.search(&SearchRequest::new(query, Some(&got)))),
-            hybrid,
-            "{query}"
-        );
+        let found = index.search(&SearchRequest::new(query, Some(&got)));
+        // Folders from index-v2 on record the fused scores too (the passage vectors move them).
+        if let Some(scores) = q.get("hybrid_scores") {
+            let want: Vec<f32> = serde_json::from_value(scores.clone()).unwrap();
+            let got: Vec<f32> = found.hits.iter().map(|h| h.score).collect();
+            assert_eq!(got.len(), want.len(), "{query}");
+            for (a, b) in got.iter().zip(&want) {
+                assert!((a - b).abs() < 1e-5, "{query}: {got:?} vs {want:?}");
+            }
+        }
+        assert_eq!(hits(found), hybrid, "{query}");
         let bm25: Vec<u32> = serde_json::from_value(q["bm25_hits"].clone()).unwrap();
         assert_eq!(
             hits(index.search(&SearchRequest::new(query, None))),
@@ -159,4 +172,23 @@ fn version_6_assets_load_and_give_the_recorded_results() {
     // Written again, it is the same file.
     assert_eq!(encoder.to_bytes().unwrap(), V6.encoder);
     check(&V6);
+}
+
+#[test]
+fn index_version_2_assets_load_and_give_the_recorded_results() {
+    // Index version 2, the one every build writes: passage vectors after the chunk vectors (each
+    // fixture chunk's two halves), which move the fused scores recorded here; texts version 1 and
+    // an encoder of version 6, as the writers of the day wrote them.
+    assert_eq!(
+        u32::from_le_bytes(INDEX_V2.index[8..12].try_into().unwrap()),
+        2
+    );
+    let expected: Value = serde_json::from_str(INDEX_V2.expected).unwrap();
+    let index =
+        Index::from_bytes(INDEX_V2.index, expected["dim"].as_u64().map(|d| d as usize)).unwrap();
+    let passages = index.vectors.passages.as_ref().expect("passage vectors");
+    assert_eq!(passages.chunk_of, [0, 0, 1, 1, 2, 2, 3, 3]);
+    // Written again, it is the same file.
+    assert_eq!(index.to_bytes().unwrap(), INDEX_V2.index);
+    check(&INDEX_V2);
 }
