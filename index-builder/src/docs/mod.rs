@@ -19,6 +19,7 @@ mod error;
 mod front_matter;
 mod mdx;
 mod number_prefix;
+mod props;
 mod route;
 mod sections;
 mod slugger;

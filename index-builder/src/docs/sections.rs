@@ -16,6 +16,7 @@
 use markdown::mdast::{AttributeContent, AttributeValue, Node};
 
 use super::mdx::Tree;
+use super::props::{component_text, PropValue};
 
 /// A heading as found in the Markdown, before anchors are assigned.
 #[derive(Debug, Clone, PartialEq)]
@@ -326,6 +327,7 @@ impl Builder<'_> {
             }
             Node::MdxJsxFlowElement(e) => {
                 self.blank_line();
+                self.props(e.name.as_deref(), &e.attributes);
                 self.element(e.name.as_deref(), &e.attributes, &e.children);
                 self.blank_line();
             }
@@ -410,6 +412,35 @@ impl Builder<'_> {
             let label = summary_label(body.text.get(start..).unwrap_or(""));
             body.text.truncate(start);
             body.text.push_str(&label);
+        }
+    }
+
+    /// A custom component's text given in its props (`<HardwareTable requirements={[…]} />`), one
+    /// paragraph a line (see [`super::props`]); HTML elements and headings keep theirs out.
+    fn props(&mut self, name: Option<&str>, attributes: &[AttributeContent]) {
+        if !name.is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
+            || self.in_heading()
+        {
+            return;
+        }
+        let props: Vec<(&str, PropValue)> = attributes
+            .iter()
+            .filter_map(|a| match a {
+                AttributeContent::Property(p) => match &p.value {
+                    Some(AttributeValue::Literal(s)) => {
+                        Some((p.name.as_str(), PropValue::Literal(s)))
+                    }
+                    Some(AttributeValue::Expression(e)) => {
+                        Some((p.name.as_str(), PropValue::Expression(&e.value)))
+                    }
+                    None => None,
+                },
+                AttributeContent::Expression(_) => None,
+            })
+            .collect();
+        for line in component_text(&props) {
+            self.push(&line);
+            self.blank_line();
         }
     }
 
