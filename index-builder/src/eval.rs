@@ -187,38 +187,95 @@ pub fn found_sections(
         .collect()
 }
 
-/// Whether a result (path, heading) is the labelled section. A label naming the page title matches the page-top chunk.
-pub fn section_matches(q: &Labelled, book: &BuiltBook, path: &str, heading: Option<&str>) -> bool {
-    let targets = q
-        .path
+/// The labelled sections of `q` (its own, then `also`), as (path, heading).
+fn targets(q: &Labelled) -> impl Iterator<Item = (&str, Option<&str>)> {
+    q.path
         .iter()
         .map(|p| (p.as_str(), q.heading.as_deref()))
         .chain(
             q.also
                 .iter()
                 .map(|t| (t.path.as_str(), t.heading.as_deref())),
-        );
-    for (p, h) in targets {
-        if p != path {
-            continue;
-        }
-        let title = book
-            .book
-            .pages
-            .iter()
-            .find(|pg| pg.path == p)
-            .map(|pg| pg.title.as_str());
-        let ok = match (h, heading) {
-            (None, None) => true,
-            (Some(a), Some(b)) => norm(a) == norm(b),
-            (Some(a), None) => title.is_some_and(|t| norm(t) == norm(a)),
-            (None, Some(_)) => false,
-        };
-        if ok {
-            return true;
-        }
+        )
+}
+
+/// Whether the section (path, heading) of `book` is the labelled target (`p`, `h`). A label
+/// naming the page title matches the page-top chunk.
+fn target_matches(
+    book: &BuiltBook,
+    (p, h): (&str, Option<&str>),
+    path: &str,
+    heading: Option<&str>,
+) -> bool {
+    if p != path {
+        return false;
     }
-    false
+    let title = book
+        .book
+        .pages
+        .iter()
+        .find(|pg| pg.path == p)
+        .map(|pg| pg.title.as_str());
+    match (h, heading) {
+        (None, None) => true,
+        (Some(a), Some(b)) => norm(a) == norm(b),
+        (Some(a), None) => title.is_some_and(|t| norm(t) == norm(a)),
+        (None, Some(_)) => false,
+    }
+}
+
+/// Whether a result (path, heading) is the labelled section. A label naming the page title matches the page-top chunk.
+pub fn section_matches(q: &Labelled, book: &BuiltBook, path: &str, heading: Option<&str>) -> bool {
+    targets(q).any(|t| target_matches(book, t, path, heading))
+}
+
+/// Checks the labels against `book` and reads a label naming a heading with no text of its own
+/// before its subsections ("## Backup Plans", then "### Plan A: …") as naming those subsections:
+/// the builder keeps no chunk for an empty heading, so they stand for it (added to `also`).
+/// Fails when a label names a section the book does not have (a mistyped heading, a moved
+/// page, text the builder lost): such a question could never be found, and would count as a
+/// miss of the search.
+pub fn resolve_gold(book: &BuiltBook, questions: &mut [Labelled]) -> Result<()> {
+    let chunks: Vec<&book_retrieval::ChunkMeta> = (0..book.index.len() as u32)
+        .filter_map(|i| book.index.chunk(i))
+        .collect();
+    let mut unknown = Vec::new();
+    for q in questions.iter_mut() {
+        let mut below = Vec::new();
+        for (p, h) in targets(q) {
+            if chunks
+                .iter()
+                .any(|c| target_matches(book, (p, h), &c.path, c.section.as_deref()))
+            {
+                continue;
+            }
+            // The sections under the heading: it is one of their ancestors (after the title).
+            let under: Vec<Target> = chunks
+                .iter()
+                .filter(|c| c.path == p && c.section.is_some())
+                .filter(|c| {
+                    let ancestors =
+                        &c.headings[1.min(c.headings.len())..c.headings.len().saturating_sub(1)];
+                    h.is_some_and(|h| ancestors.iter().any(|a| norm(a) == norm(h)))
+                })
+                .map(|c| Target {
+                    path: c.path.clone(),
+                    heading: c.section.clone(),
+                })
+                .collect();
+            if under.is_empty() {
+                unknown.push(format!("{}: {p} › {}", q.id, h.unwrap_or("(top)")));
+            }
+            below.extend(under);
+        }
+        q.also.extend(below);
+    }
+    anyhow::ensure!(
+        unknown.is_empty(),
+        "labels name sections the book does not have:\n  {}",
+        unknown.join("\n  ")
+    );
+    Ok(())
 }
 
 fn page_matches(q: &Labelled, path: &str) -> bool {

@@ -461,12 +461,13 @@ fn run(cli: Cli) -> Result<()> {
                 let (docs, questions) = spec
                     .split_once('=')
                     .with_context(|| format!("--book {spec}: expected DOCS=QUESTIONS"))?;
-                let qs = eval::read_questions(std::path::Path::new(questions))?;
+                let mut qs = eval::read_questions(std::path::Path::new(questions))?;
                 let args = BookArgs::for_docs(PathBuf::from(docs), model.clone());
                 let mut opts = args.options()?;
                 // Build the passage vectors whatever the default; each candidate sets its weight.
                 opts.settings.passage_weight = 1.0;
                 let built = build::build(&opts)?;
+                eval::resolve_gold(&built, &mut qs).with_context(|| questions.to_string())?;
                 names.push(
                     std::path::Path::new(questions)
                         .file_stem()
@@ -535,8 +536,10 @@ fn run(cli: Cli) -> Result<()> {
             selections,
         } => {
             let opts = book.options()?;
-            let qs = eval::read_questions(&questions)?;
+            let mut qs = eval::read_questions(&questions)?;
             let mut built = build::build(&opts)?;
+            eval::resolve_gold(&built, &mut qs)
+                .with_context(|| format!("{}", questions.display()))?;
             book.calibrate(&mut built)?;
             let exact = model_pack::load_encoder(&opts.model_dir)
                 .context("loading the exact encoder for the reference run")?;
