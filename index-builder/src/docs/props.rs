@@ -293,6 +293,41 @@ fn string_at(chars: &[char], start: usize) -> (Option<String>, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of JavaScript object literals, shuffled into anything.
+    fn js() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("{".to_string()),
+            Just("}".to_string()),
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just("(".to_string()),
+            Just(")".to_string()),
+            Just(", ".to_string()),
+            Just(": ".to_string()),
+            Just("`a ${b} c`".to_string()),
+            Just("\\".to_string()),
+            "[a-zA-Z_]{1,8}".prop_map(|s| s),
+            "-?[0-9]{1,4}(\\.[0-9])?".prop_map(|s| s),
+            "'[a-z é]{0,12}'".prop_map(|s| s),
+            "\"[a-z ']{0,12}\"".prop_map(|s| s),
+            "[\\PC]{0,3}".prop_map(|s| s),
+        ];
+        prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Never panics; every line it gives is made of pairs whose values were literals.
+        #[test]
+        fn any_expression_gives_lines_of_pairs(src in js()) {
+            for line in component_text(&[("p", PropValue::Expression(&src))]) {
+                prop_assert!(line.contains(": "), "{line:?} from {src:?}");
+            }
+        }
+    }
 
     #[test]
     fn a_table_given_as_a_prop_becomes_one_line_an_object() {
