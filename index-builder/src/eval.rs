@@ -231,7 +231,8 @@ pub fn section_matches(q: &Labelled, book: &BuiltBook, path: &str, heading: Opti
 
 /// Checks the labels against `book` and reads a label naming a heading with no text of its own
 /// before its subsections ("## Backup Plans", then "### Plan A: …") as naming those subsections:
-/// the builder keeps no chunk for an empty heading, so they stand for it (added to `also`).
+/// the builder keeps no chunk for an empty heading, so they stand for it (added to `also`); a
+/// page-top label on a page with no text before its first heading names all its sections.
 /// Fails when a label names a section the book does not have (a mistyped heading, a moved
 /// page, text the builder lost): such a question could never be found, and would count as a
 /// miss of the search.
@@ -250,13 +251,16 @@ pub fn resolve_gold(book: &BuiltBook, questions: &mut [Labelled]) -> Result<()> 
                 continue;
             }
             // The sections under the heading: it is one of their ancestors (after the title).
+            // A page-top label on a page with no text before its first heading names the page.
             let under: Vec<Target> = chunks
                 .iter()
                 .filter(|c| c.path == p && c.section.is_some())
                 .filter(|c| {
-                    let ancestors =
-                        &c.headings[1.min(c.headings.len())..c.headings.len().saturating_sub(1)];
-                    h.is_some_and(|h| ancestors.iter().any(|a| norm(a) == norm(h)))
+                    let ancestors = c
+                        .headings
+                        .get(1..c.headings.len().saturating_sub(1))
+                        .unwrap_or_default();
+                    h.is_none_or(|h| ancestors.iter().any(|a| norm(a) == norm(h)))
                 })
                 .map(|c| Target {
                     path: c.path.clone(),
