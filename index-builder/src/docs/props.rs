@@ -212,9 +212,7 @@ fn objects(src: &str) -> Vec<Vec<(String, String)>> {
                 // An identifier: a key when ':' follows; as a value (a variable, a call) it is
                 // nothing we can show, and the key waiting for it is dropped.
                 word = Some(chars[start..=i].iter().collect());
-                if key.is_some() {
-                    key = None;
-                }
+                key = None;
             }
             _ => {}
         }

@@ -435,6 +435,7 @@ impl Builder<'_> {
                     }
                     None => None,
                 },
+                // `{...spread}`: what it holds is decided by the page's code.
                 AttributeContent::Expression(_) => None,
             })
             .collect();
