@@ -19,7 +19,6 @@ const SKIPPED_KEYS: &[&str] = &[
     "classname",
     "class",
     "style",
-    "icon",
     "color",
     "href",
     "src",
@@ -32,13 +31,18 @@ const SKIPPED_KEYS: &[&str] = &[
     "size",
     "width",
     "height",
+    // A tab's or an option's machine value (`values={[{ label: 'Apple', value: 'apple' }]}`).
+    "value",
 ];
 
 /// The reader-facing text of one custom component's props: each literal prop that reads as
 /// words (`title="Install Isaac Sim"`), then each object in an expression prop, as one line of
 /// its `key: value` pairs (`tier: minimum; specification: NVIDIA GTX 1070 (8GB VRAM)`), in
-/// source order. An object is left out unless a value reads as words or it has two pairs or more
-/// with a word among them (`vram: 8; architecture: Pascal`, not `componentType: gpu`).
+/// source order; a run of objects with the same keys and short values (a hardware list, a price
+/// list) is one table instead, a header row of the keys and a row an object, the form the book
+/// shows it in and the one answers quote tables from. An object is left out unless a value
+/// reads as words or it has two pairs or more with a word among them (`vram: 8; architecture:
+/// Pascal`, not `componentType: gpu`).
 pub fn component_text(props: &[(&str, PropValue<'_>)]) -> Vec<String> {
     let mut out = Vec::new();
     // A component given a link target is a link or a button ("Example applications" to
@@ -49,6 +53,8 @@ pub fn component_text(props: &[(&str, PropValue<'_>)]) -> Vec<String> {
     {
         return out;
     }
+    // Whether the last text given is a literal prop's (a title, a caption).
+    let mut after_literal = false;
     for (name, value) in props {
         if skipped(name) {
             continue;
@@ -58,10 +64,11 @@ pub fn component_text(props: &[(&str, PropValue<'_>)]) -> Vec<String> {
                 let s = plain(s);
                 if reads_as_words(&s) {
                     out.push(s);
+                    after_literal = true;
                 }
             }
-            PropValue::Expression(src) => out.extend(
-                objects(src)
+            PropValue::Expression(src) => {
+                let shown: Vec<Pairs> = objects(src)
                     .into_iter()
                     .filter(|pairs| {
                         pairs.iter().any(|(_, v)| reads_as_words(v))
@@ -70,17 +77,87 @@ pub fn component_text(props: &[(&str, PropValue<'_>)]) -> Vec<String> {
                                     .iter()
                                     .any(|(_, v)| v.chars().any(char::is_alphabetic))
                     })
-                    .map(|pairs| {
-                        pairs
-                            .iter()
-                            .map(|(k, v)| format!("{}: {v}", spoken_key(k)))
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    }),
-            ),
+                    .collect();
+                for text in lines_and_tables(&shown) {
+                    // A caption right above a table (`caption="Hardware requirements across
+                    // tiers"`) announces it, and reads as its lead-in, as "…:" does in prose.
+                    if text.contains('\n') && after_literal {
+                        if let Some(caption) = out
+                            .last_mut()
+                            .filter(|c| !c.ends_with(['.', ':', '!', '?', ';']))
+                        {
+                            caption.push(':');
+                        }
+                    }
+                    out.push(text);
+                    after_literal = false;
+                }
+            }
         }
     }
     out
+}
+
+/// One object's `key: value` pairs.
+type Pairs = Vec<(String, String)>;
+
+/// The longest value (in characters) a table cell takes; an object with a longer one (a
+/// troubleshooting entry's paragraph of a solution) reads better as its own line.
+const TABLE_CELL_CHARS: usize = 80;
+
+/// `objects` as text: each run of two or more objects with the same keys, in the same order, and
+/// no value longer than [`TABLE_CELL_CHARS`] is one table (its rows joined by newlines; cells by
+/// " | ", as the section text gives Markdown tables); any other object is one line of pairs.
+fn lines_and_tables(objects: &[Pairs]) -> Vec<String> {
+    let keys = |o: &Pairs| o.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+    let fits =
+        |o: &Pairs| o.len() >= 2 && o.iter().all(|(_, v)| v.chars().count() <= TABLE_CELL_CHARS);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < objects.len() {
+        let mut end = i + 1;
+        if fits(&objects[i]) {
+            while end < objects.len()
+                && fits(&objects[end])
+                && keys(&objects[end]) == keys(&objects[i])
+            {
+                end += 1;
+            }
+        }
+        if end - i >= 2 {
+            let mut rows = vec![keys(&objects[i])
+                .iter()
+                .map(|k| capitalized(&spoken_key(k)))
+                .collect::<Vec<_>>()
+                .join(" | ")];
+            rows.extend(objects[i..end].iter().map(|o| {
+                o.iter()
+                    .map(|(_, v)| v.replace('|', "/"))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            }));
+            out.push(rows.join("\n"));
+        } else {
+            out.push(
+                objects[i]
+                    .iter()
+                    .map(|(k, v)| format!("{}: {v}", spoken_key(k)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+        }
+        i = end;
+    }
+    out
+}
+
+/// `s` with its first letter in capitals: a table's header cell.
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// A prop's value as the MDX tree gives it.
@@ -112,8 +189,14 @@ fn spoken_key(key: &str) -> String {
     out
 }
 
+/// A key whose value is not text a reader reads: an identifier, a style, a link, or a
+/// decoration (`emojiPrefix: '🔧'`, `iconName`).
 fn skipped(key: &str) -> bool {
-    SKIPPED_KEYS.contains(&key.to_ascii_lowercase().as_str())
+    let key = key.to_ascii_lowercase();
+    SKIPPED_KEYS.contains(&key.as_str())
+        || ["emoji", "icon"]
+            .iter()
+            .any(|d| key.starts_with(d) || key.ends_with(d))
 }
 
 /// Two words or more with a letter: a title, a note, a sentence; not an id or a class name.
@@ -143,8 +226,13 @@ enum Frame {
 
 /// The `key: literal` pairs of each object literal in `src`, objects in the order they open; a
 /// key whose value is an array of literals gets them joined with "; ". Values are [`plain`].
-fn objects(src: &str) -> Vec<Vec<(String, String)>> {
-    let mut objects: Vec<Vec<(String, String)>> = Vec::new();
+/// An object that is a key's value in an object with pairs of its own (`{ tier: 'minimum',
+/// value: { vram: 8 }, notes: '…' }`) is part of it, its pairs where it stands, unless a key
+/// would repeat: alone, "vram: 8" would not say which tier it belongs to.
+fn objects(src: &str) -> Vec<Pairs> {
+    let mut objects: Vec<Pairs> = Vec::new();
+    // For each object, the object it is a key's value in and how many pairs that one had then.
+    let mut parents: Vec<Option<(usize, usize)>> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     // The last key read (an identifier or a string followed by ':'), waiting for its value.
     let mut key: Option<String> = None;
@@ -156,6 +244,10 @@ fn objects(src: &str) -> Vec<Vec<(String, String)>> {
         let c = chars[i];
         match c {
             '{' => {
+                parents.push(match (stack.last(), &key) {
+                    (Some(Frame::Object(o)), Some(_)) => Some((*o, objects[*o].len())),
+                    _ => None,
+                });
                 objects.push(Vec::new());
                 stack.push(Frame::Object(objects.len() - 1));
                 key = None;
@@ -218,6 +310,22 @@ fn objects(src: &str) -> Vec<Vec<(String, String)>> {
         }
         i += 1;
     }
+    // Latest first, so a nested object is whole before its parent takes it, and each position
+    // recorded in a parent is still where its child stood.
+    let had_pairs: Vec<bool> = objects.iter().map(|o| !o.is_empty()).collect();
+    for child in (0..objects.len()).rev() {
+        let Some(Some((parent, at))) = parents.get(child).copied() else {
+            continue;
+        };
+        let repeats = objects[child]
+            .iter()
+            .any(|(k, _)| objects[parent].iter().any(|(pk, _)| pk == k));
+        if had_pairs[parent] && !repeats {
+            let pairs = std::mem::take(&mut objects[child]);
+            let at = at.min(objects[parent].len());
+            objects[parent].splice(at..at, pairs);
+        }
+    }
     objects.retain(|pairs| !pairs.is_empty());
     objects
 }
@@ -225,7 +333,7 @@ fn objects(src: &str) -> Vec<Vec<(String, String)>> {
 /// A string or number literal read at the current position: the value of the waiting key (in
 /// its object, or appended to its array's key), else possibly a key itself.
 fn literal(
-    objects: &mut [Vec<(String, String)>],
+    objects: &mut [Pairs],
     stack: &[Frame],
     key: &mut Option<String>,
     word: &mut Option<String>,
@@ -318,18 +426,29 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
-        /// Never panics; every line it gives is made of pairs whose values were literals.
+        /// Never panics; everything it gives is a line of pairs whose values were literals or a
+        /// table of a header and two rows or more, each with as many cells as the header.
         #[test]
-        fn any_expression_gives_lines_of_pairs(src in js()) {
-            for line in component_text(&[("p", PropValue::Expression(&src))]) {
-                prop_assert!(line.contains(": "), "{line:?} from {src:?}");
+        fn any_expression_gives_lines_of_pairs_or_tables(src in js()) {
+            for text in component_text(&[("p", PropValue::Expression(&src))]) {
+                let rows: Vec<&str> = text.split('\n').collect();
+                if rows.len() == 1 {
+                    prop_assert!(text.contains(": "), "{text:?} from {src:?}");
+                } else {
+                    prop_assert!(rows.len() >= 3, "{text:?} from {src:?}");
+                    let cells = rows[0].matches(" | ").count();
+                    prop_assert!(cells >= 1, "{text:?} from {src:?}");
+                    for row in &rows {
+                        prop_assert_eq!(row.matches(" | ").count(), cells, "{:?} from {:?}", text, src);
+                    }
+                }
             }
         }
     }
 
     #[test]
-    fn a_table_given_as_a_prop_becomes_one_line_an_object() {
-        let src = "[\n  { id: 'hw-gpu-minimum', tier: 'minimum', specification: 'NVIDIA GTX 1070 (8GB VRAM)',\n    value: { vram: 8, architecture: 'Pascal' }, notes: 'Basic simulation; limited scene complexity' },\n  { id: 'hw-ram', tier: \"recommended\", specification: \"64 GB DDR5\" },\n]";
+    fn objects_with_the_same_keys_become_a_table() {
+        let src = "[\n  { id: 'hw-gpu-minimum', tier: 'minimum', specification: 'NVIDIA GTX 1070 (8GB VRAM)',\n    value: { vram: 8, architecture: 'Pascal' }, notes: 'Basic simulation; limited scene complexity' },\n  { id: 'hw-gpu-recommended', tier: 'recommended', specification: 'RTX 4070 Ti',\n    value: { vram: 12, architecture: 'Ada | Lovelace' }, notes: 'Optimal' },\n  { id: 'hw-ram', tier: \"recommended\", specification: \"64 GB DDR5\" },\n]";
         let lines = component_text(&[
             (
                 "title",
@@ -341,13 +460,46 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "Isaac Sim 2024.1 Hardware Requirements",
-                "tier: minimum; specification: NVIDIA GTX 1070 (8GB VRAM); notes: Basic simulation; limited scene complexity",
-                "vram: 8; architecture: Pascal",
+                "Isaac Sim 2024.1 Hardware Requirements:",
+                "Tier | Specification | Vram | Architecture | Notes\n\
+                 minimum | NVIDIA GTX 1070 (8GB VRAM) | 8 | Pascal | Basic simulation; limited scene complexity\n\
+                 recommended | RTX 4070 Ti | 12 | Ada / Lovelace | Optimal",
                 "tier: recommended; specification: 64 GB DDR5",
             ]
             .map(String::from)
         );
+    }
+
+    #[test]
+    fn long_values_and_lone_objects_stay_lines() {
+        let long = "Reduce the number of parallel environments, then restart the simulator and check the GPU memory again";
+        let src = format!("[{{ problem: 'Isaac Sim runs slowly', solution: '{long}' }}, {{ problem: 'Crash on start', solution: 'Update the driver' }}]");
+        assert_eq!(
+            component_text(&[("entries", PropValue::Expression(&src))]),
+            [
+                format!("problem: Isaac Sim runs slowly; solution: {long}"),
+                "problem: Crash on start; solution: Update the driver".to_string(),
+            ]
+        );
+        // A nested object whose keys its parent already has stays its own line; a parent with
+        // no pairs of its own keeps its children apart.
+        assert_eq!(
+            component_text(&[(
+                "p",
+                PropValue::Expression(
+                    "{ name: 'Jetson Orin', spec: { name: 'Orin NX module', ram: '16 GB' } }"
+                )
+            )]),
+            ["name: Jetson Orin", "name: Orin NX module; ram: 16 GB"].map(String::from)
+        );
+        // Tabs' values are machine values; their labels are the tab items' own.
+        assert!(component_text(&[(
+            "values",
+            PropValue::Expression(
+                "[{label: 'Apple', value: 'apple'}, {label: 'Orange', value: 'orange'}]"
+            )
+        )])
+        .is_empty());
     }
 
     #[test]

@@ -415,8 +415,9 @@ impl Builder<'_> {
         }
     }
 
-    /// A custom component's text given in its props (`<HardwareTable requirements={[…]} />`), one
-    /// paragraph a line (see [`super::props`]); HTML elements and headings keep theirs out.
+    /// A custom component's text given in its props (`<HardwareTable requirements={[…]} />`), each
+    /// paragraph or table a block of its own (see [`super::props`]); HTML elements and headings
+    /// keep theirs out.
     fn props(&mut self, name: Option<&str>, attributes: &[AttributeContent]) {
         if !name.is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
             || self.in_heading()
@@ -439,8 +440,12 @@ impl Builder<'_> {
                 AttributeContent::Expression(_) => None,
             })
             .collect();
-        for line in component_text(&props) {
-            self.push(&line);
+        for text in component_text(&props) {
+            // A table's header row starts its own line, whatever text came before it.
+            if text.contains('\n') {
+                self.blank_line();
+            }
+            self.push(&text);
             self.blank_line();
         }
     }

@@ -506,3 +506,18 @@ fn permalinks_name_the_published_docs() {
         2
     );
 }
+
+#[test]
+fn a_components_objects_are_a_table_under_its_caption() {
+    let src = "# Setup\n\n## Hardware\n\nYou need:\n<HardwareTable\n  caption=\"Requirements by tier\"\n  rows={[\n    { tier: 'minimum', gpu: 'GTX 1070' },\n    { tier: 'recommended', gpu: 'RTX 4070 Ti' },\n  ]}\n/>\n\nThat is all.\n";
+    let (p, _) = page("setup.mdx", src);
+    let hardware = p
+        .sections
+        .iter()
+        .find(|s| s.heading.as_deref() == Some("Hardware"))
+        .unwrap_or_else(|| panic!("{:?}", p.sections));
+    assert_eq!(
+        hardware.text,
+        "You need:\n\nRequirements by tier:\n\nTier | Gpu\nminimum | GTX 1070\nrecommended | RTX 4070 Ti\n\nThat is all."
+    );
+}
