@@ -4,7 +4,12 @@
 use crate::feedback::{question_key, Row};
 use crate::report::{Collected, DayCount, QuestionRow, ReportData, Totals, DAYS};
 
+/// Run as one implicit transaction (a simple query of several statements). Proxies starting
+/// together on a new database would race in `CREATE TABLE IF NOT EXISTS` (the loser fails on
+/// the catalog's unique index, and its proxy does not start): the advisory lock, held until the
+/// transaction ends, makes them create it one after the other.
 const SCHEMA: &str = "
+SELECT pg_advisory_xact_lock(7419020251129);
 CREATE TABLE IF NOT EXISTS feedback (
     id             BIGSERIAL PRIMARY KEY,
     created_at     BIGINT  NOT NULL,
@@ -35,13 +40,30 @@ impl Drop for PgStore {
 impl PgStore {
     /// Connects (no TLS: use a local server or a TLS-terminating pooler) and creates the table.
     pub async fn connect(url: &str) -> Result<Self, tokio_postgres::Error> {
+        let store = Self::open(url).await?;
+        store.client.batch_execute(SCHEMA).await?;
+        Ok(store)
+    }
+
+    /// Connects to a store a proxy has already made, writing nothing: `proxy report` reads with
+    /// whatever rights the operator's role has (a read-only role cannot create a table). `None`
+    /// when the database has no feedback table.
+    pub async fn connect_existing(url: &str) -> Result<Option<Self>, tokio_postgres::Error> {
+        let store = Self::open(url).await?;
+        let row = store
+            .client
+            .query_one("SELECT to_regclass('feedback') IS NOT NULL", &[])
+            .await?;
+        Ok(row.get::<_, bool>(0).then_some(store))
+    }
+
+    async fn open(url: &str) -> Result<Self, tokio_postgres::Error> {
         let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
         let conn_task = tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::error!(error = %e, "feedback database connection failed");
             }
         });
-        client.batch_execute(SCHEMA).await?;
         Ok(Self { client, conn_task })
     }
 

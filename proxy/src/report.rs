@@ -228,13 +228,12 @@ fn collect_postgres(url: &str, limit: u32) -> Result<ReportData, ReportError> {
         .enable_all()
         .build()
         .map_err(ReportError::Runtime)?;
-    rt.block_on(async {
-        crate::pgstore::PgStore::connect(url)
-            .await?
-            .report(limit)
-            .await
-    })
-    .map_err(ReportError::Postgres)
+    let store = rt
+        .block_on(crate::pgstore::PgStore::connect_existing(url))
+        .map_err(ReportError::Postgres)?
+        .ok_or_else(|| ReportError::NoTable(crate::feedback::display_db(Path::new(url))))?;
+    rt.block_on(store.report(limit))
+        .map_err(ReportError::Postgres)
 }
 
 /// The terminal rendering.
@@ -476,6 +475,9 @@ pub enum ReportError {
     /// No database at that path.
     #[error("no feedback database at {0} (is it the proxy's --db?)")]
     Missing(String),
+    /// The PostgreSQL database has no feedback table (no proxy has used it as `--db` yet).
+    #[error("no feedback table in {0} (is it the proxy's --db? the proxy creates the table when it starts)")]
+    NoTable(String),
     /// SQLite failed.
     #[error(transparent)]
     Store(#[from] StoreError),

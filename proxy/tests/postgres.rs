@@ -96,3 +96,120 @@ async fn two_instances_share_feedback_and_report() {
     );
     assert!(stdout.to_lowercase().contains("fly a drone"), "{stdout}");
 }
+
+/// `proxy report` writes nothing: a read-only role reads the report, and a database no proxy has
+/// used gets a clear error and no table.
+#[tokio::test]
+#[ignore = "needs PostgreSQL (scripts/with-postgres.sh)"]
+async fn report_reads_with_a_read_only_role_and_creates_nothing() {
+    let Some(url) = database_url() else {
+        return;
+    };
+    // The table exists (the proxy made it), with a row in it.
+    let store = FeedbackStore::open_postgres(&url, true).await.unwrap();
+    drop(store);
+    let (admin, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    let empty_db = format!("report_empty_{}", std::process::id());
+    for statement in [
+        "DO $$ BEGIN CREATE ROLE report_reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+            .to_string(),
+        "GRANT SELECT ON feedback TO report_reader".to_string(),
+        format!("DROP DATABASE IF EXISTS {empty_db}"),
+        format!("CREATE DATABASE {empty_db}"),
+    ] {
+        admin.batch_execute(&statement).await.unwrap();
+    }
+    let with = |user: Option<&str>, db: Option<&str>| {
+        let mut u = url::Url::parse(&url).unwrap();
+        if let Some(user) = user {
+            u.set_username(user).unwrap();
+            u.set_password(None).unwrap();
+        }
+        if let Some(db) = db {
+            u.set_path(&format!("/{db}"));
+        }
+        u.to_string()
+    };
+    let report = |db: String| async move {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_proxy"))
+            .args(["report", "--db", &db])
+            .env_remove("PROXY_DB")
+            .output()
+            .await
+            .unwrap()
+    };
+
+    let out = report(with(Some("report_reader"), None)).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Feedback:"));
+
+    let out = report(with(None, Some(&empty_db))).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("no feedback table"), "{stderr}");
+    let (client, conn2) =
+        tokio_postgres::connect(&with(None, Some(&empty_db)), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+    let conn2 = tokio::spawn(conn2);
+    let row = client
+        .query_one("SELECT to_regclass('feedback') IS NULL", &[])
+        .await
+        .unwrap();
+    assert!(row.get::<_, bool>(0), "the report created a table");
+    drop(client);
+    conn2.abort();
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {empty_db};"))
+        .await
+        .unwrap();
+    drop(admin);
+    conn.abort();
+}
+
+/// Proxies starting together on a new database all start: creating the table is serialized.
+#[tokio::test]
+#[ignore = "needs PostgreSQL (scripts/with-postgres.sh)"]
+async fn proxies_starting_together_on_a_new_database_all_start() {
+    let Some(url) = database_url() else {
+        return;
+    };
+    let (admin, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    let db = format!("together_{}", std::process::id());
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {db}"))
+        .await
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {db}"))
+        .await
+        .unwrap();
+    let mut fresh = url::Url::parse(&url).unwrap();
+    fresh.set_path(&format!("/{db}"));
+    let fresh = fresh.to_string();
+    let opens: Vec<_> = (0..8)
+        .map(|_| {
+            let fresh = fresh.clone();
+            tokio::spawn(async move { FeedbackStore::open_postgres(&fresh, true).await.map(drop) })
+        })
+        .collect();
+    for open in opens {
+        open.await.unwrap().unwrap();
+    }
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
+        .await
+        .unwrap();
+    drop(admin);
+    conn.abort();
+}
