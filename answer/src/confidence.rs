@@ -129,7 +129,7 @@ impl ExcerptCutoffs {
 /// Margin under which an answer is "low": just above the threshold.
 const LOW_MARGIN: f32 = 0.02;
 /// "High" margin with the encoder (fitted, see [`ExcerptCutoffs::for_phase`]).
-const HIGH_MARGIN_HYBRID: f32 = 0.32;
+const HIGH_MARGIN_HYBRID: f32 = 0.28;
 /// "High" term coverage with the encoder (fitted).
 const HIGH_COVERED_HYBRID: f32 = 0.0;
 /// Whether "high" needs the rankings to agree with the encoder (fitted).
