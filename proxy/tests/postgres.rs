@@ -97,6 +97,41 @@ async fn two_instances_share_feedback_and_report() {
     assert!(stdout.to_lowercase().contains("fly a drone"), "{stdout}");
 }
 
+/// A connection to the test server for setting up what a test needs (roles, databases).
+async fn connect_admin(url: &str) -> (tokio_postgres::Client, tokio::task::JoinHandle<()>) {
+    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let conn = tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    (client, conn)
+}
+
+/// A new, empty database named `name` on the test server (dropped first if a run left it).
+async fn new_database(admin: &tokio_postgres::Client, name: &str) {
+    // One statement a call: CREATE and DROP DATABASE cannot run inside a transaction block.
+    for statement in [
+        format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        format!("CREATE DATABASE {name}"),
+    ] {
+        admin.batch_execute(&statement).await.unwrap();
+    }
+}
+
+/// `url` logged in as `user` (no password: the test server trusts loopback) and/or on database `db`.
+fn url_with(url: &str, user: Option<&str>, db: Option<&str>) -> String {
+    let mut u = url::Url::parse(url).unwrap();
+    if let Some(user) = user {
+        u.set_username(user).unwrap();
+        u.set_password(None).unwrap();
+    }
+    if let Some(db) = db {
+        u.set_path(&format!("/{db}"));
+    }
+    u.to_string()
+}
+
 /// `proxy report` writes nothing: a read-only role reads the report, and a database no proxy has
 /// used gets a clear error and no table.
 #[tokio::test]
@@ -105,34 +140,22 @@ async fn report_reads_with_a_read_only_role_and_creates_nothing() {
     let Some(url) = database_url() else {
         return;
     };
-    // The table exists (the proxy made it), with a row in it.
-    let store = FeedbackStore::open_postgres(&url, true).await.unwrap();
-    drop(store);
-    let (admin, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+    // The table exists: the proxy made it.
+    drop(FeedbackStore::open_postgres(&url, true).await.unwrap());
+    let (admin, conn) = connect_admin(&url).await;
+    admin
+        .batch_execute(
+            "DO $$ BEGIN CREATE ROLE report_reader LOGIN; \
+             EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+        )
         .await
         .unwrap();
-    let conn = tokio::spawn(conn);
+    admin
+        .batch_execute("GRANT SELECT ON feedback TO report_reader")
+        .await
+        .unwrap();
     let empty_db = format!("report_empty_{}", std::process::id());
-    for statement in [
-        "DO $$ BEGIN CREATE ROLE report_reader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$"
-            .to_string(),
-        "GRANT SELECT ON feedback TO report_reader".to_string(),
-        format!("DROP DATABASE IF EXISTS {empty_db}"),
-        format!("CREATE DATABASE {empty_db}"),
-    ] {
-        admin.batch_execute(&statement).await.unwrap();
-    }
-    let with = |user: Option<&str>, db: Option<&str>| {
-        let mut u = url::Url::parse(&url).unwrap();
-        if let Some(user) = user {
-            u.set_username(user).unwrap();
-            u.set_password(None).unwrap();
-        }
-        if let Some(db) = db {
-            u.set_path(&format!("/{db}"));
-        }
-        u.to_string()
-    };
+    new_database(&admin, &empty_db).await;
     let report = |db: String| async move {
         tokio::process::Command::new(env!("CARGO_BIN_EXE_proxy"))
             .args(["report", "--db", &db])
@@ -142,7 +165,7 @@ async fn report_reads_with_a_read_only_role_and_creates_nothing() {
             .unwrap()
     };
 
-    let out = report(with(Some("report_reader"), None)).await;
+    let out = report(url_with(&url, Some("report_reader"), None)).await;
     assert!(
         out.status.success(),
         "{}",
@@ -150,15 +173,12 @@ async fn report_reads_with_a_read_only_role_and_creates_nothing() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Feedback:"));
 
-    let out = report(with(None, Some(&empty_db))).await;
+    let empty = url_with(&url, None, Some(&empty_db));
+    let out = report(empty.clone()).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("no feedback table"), "{stderr}");
-    let (client, conn2) =
-        tokio_postgres::connect(&with(None, Some(&empty_db)), tokio_postgres::NoTls)
-            .await
-            .unwrap();
-    let conn2 = tokio::spawn(conn2);
+    let (client, conn2) = connect_admin(&empty).await;
     let row = client
         .query_one("SELECT to_regclass('feedback') IS NULL", &[])
         .await
@@ -167,10 +187,9 @@ async fn report_reads_with_a_read_only_role_and_creates_nothing() {
     drop(client);
     conn2.abort();
     admin
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {empty_db};"))
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {empty_db} WITH (FORCE)"))
         .await
         .unwrap();
-    drop(admin);
     conn.abort();
 }
 
@@ -181,22 +200,10 @@ async fn proxies_starting_together_on_a_new_database_all_start() {
     let Some(url) = database_url() else {
         return;
     };
-    let (admin, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    let conn = tokio::spawn(conn);
+    let (admin, conn) = connect_admin(&url).await;
     let db = format!("together_{}", std::process::id());
-    admin
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {db}"))
-        .await
-        .unwrap();
-    admin
-        .batch_execute(&format!("CREATE DATABASE {db}"))
-        .await
-        .unwrap();
-    let mut fresh = url::Url::parse(&url).unwrap();
-    fresh.set_path(&format!("/{db}"));
-    let fresh = fresh.to_string();
+    new_database(&admin, &db).await;
+    let fresh = url_with(&url, None, Some(&db));
     let opens: Vec<_> = (0..8)
         .map(|_| {
             let fresh = fresh.clone();
@@ -210,6 +217,5 @@ async fn proxies_starting_together_on_a_new_database_all_start() {
         .batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
         .await
         .unwrap();
-    drop(admin);
     conn.abort();
 }
