@@ -127,7 +127,7 @@ fn lines_and_tables(objects: &[Pairs]) -> Vec<String> {
         if end - i >= 2 {
             let mut rows = vec![keys(&objects[i])
                 .iter()
-                .map(|k| capitalized(&spoken_key(k)))
+                .map(|k| capitalized(&spoken_key(k)).replace('|', "/"))
                 .collect::<Vec<_>>()
                 .join(" | ")];
             rows.extend(objects[i..end].iter().map(|o| {
@@ -413,6 +413,7 @@ mod tests {
             Just(", ".to_string()),
             Just(": ".to_string()),
             Just("`a ${b} c`".to_string()),
+            Just("'x | y'".to_string()),
             Just("\\".to_string()),
             "[a-zA-Z_]{1,8}".prop_map(|s| s),
             "-?[0-9]{1,4}(\\.[0-9])?".prop_map(|s| s),
