@@ -413,7 +413,6 @@ mod tests {
             Just(", ".to_string()),
             Just(": ".to_string()),
             Just("`a ${b} c`".to_string()),
-            Just("'x | y'".to_string()),
             Just("\\".to_string()),
             "[a-zA-Z_]{1,8}".prop_map(|s| s),
             "-?[0-9]{1,4}(\\.[0-9])?".prop_map(|s| s),
@@ -492,6 +491,14 @@ mod tests {
                 )
             )]),
             ["name: Jetson Orin", "name: Orin NX module; ram: 16 GB"].map(String::from)
+        );
+        // A bar in a key or a value does not add a cell.
+        assert_eq!(
+            component_text(&[(
+                "rows",
+                PropValue::Expression("[{ 'in | out': 'a | b', n: 1 }, { 'in | out': 'c', n: 2 }]")
+            )]),
+            ["In / out | N\na / b | 1\nc | 2"].map(String::from)
         );
         // Tabs' values are machine values; their labels are the tab items' own.
         assert!(component_text(&[(
