@@ -31,8 +31,6 @@ const SKIPPED_KEYS: &[&str] = &[
     "size",
     "width",
     "height",
-    // A tab's or an option's machine value (`values={[{ label: 'Apple', value: 'apple' }]}`).
-    "value",
 ];
 
 /// The reader-facing text of one custom component's props: each literal prop that reads as
@@ -341,7 +339,15 @@ fn literal(
 ) {
     match (stack.last(), key.take()) {
         (Some(Frame::Object(o)), Some(k)) => {
-            if !skipped(&k) && !text.is_empty() {
+            // A tab's or an option's machine value (`values={[{ label: 'Apple', value:
+            // 'apple' }]}`) is a lowercase identifier; a value a reader reads (`value: '30 s'`,
+            // `value: 3`) stays.
+            let machine_value = k.eq_ignore_ascii_case("value")
+                && text.starts_with(|c: char| c.is_ascii_lowercase())
+                && text
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+            if !skipped(&k) && !machine_value && !text.is_empty() {
                 objects[*o].push((k, text));
             }
         }
@@ -499,6 +505,19 @@ mod tests {
                 PropValue::Expression("[{ 'in | out': 'a | b', n: 1 }, { 'in | out': 'c', n: 2 }]")
             )]),
             ["In / out | N\na / b | 1\nc | 2"].map(String::from)
+        );
+        // A value a reader reads stays.
+        assert_eq!(
+            component_text(&[
+                (
+                    "limits",
+                    PropValue::Expression(
+                        "[{ name: 'Timeout', value: '30 s' }, { name: 'Retries', value: 3 }]"
+                    )
+                ),
+                ("value", PropValue::Literal("20 ms")),
+            ]),
+            ["Name | Value\nTimeout | 30 s\nRetries | 3", "20 ms"].map(String::from)
         );
         // Tabs' values are machine values; their labels are the tab items' own.
         assert!(component_text(&[(
