@@ -538,8 +538,7 @@ fn run(cli: Cli) -> Result<()> {
             let opts = book.options()?;
             let mut qs = eval::read_questions(&questions)?;
             let mut built = build::build(&opts)?;
-            eval::resolve_gold(&built, &mut qs)
-                .with_context(|| format!("{}", questions.display()))?;
+            eval::resolve_gold(&built, &mut qs).with_context(|| questions.display().to_string())?;
             book.calibrate(&mut built)?;
             let exact = model_pack::load_encoder(&opts.model_dir)
                 .context("loading the exact encoder for the reference run")?;

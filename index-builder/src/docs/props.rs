@@ -9,6 +9,8 @@
 //! dependency of the builder for that. Anything else in the expression (calls, variables,
 //! interpolated template literals) is skipped, never guessed.
 
+use super::category::humanize;
+
 /// Props that make a component a link.
 const LINK_KEYS: &[&str] = &["to", "href", "url", "link"];
 
@@ -107,7 +109,7 @@ const TABLE_CELL_CHARS: usize = 80;
 /// no value longer than [`TABLE_CELL_CHARS`] is one table (its rows joined by newlines; cells by
 /// " | ", as the section text gives Markdown tables); any other object is one line of pairs.
 fn lines_and_tables(objects: &[Pairs]) -> Vec<String> {
-    let keys = |o: &Pairs| o.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+    let same_keys = |a: &Pairs, b: &Pairs| a.iter().map(|(k, _)| k).eq(b.iter().map(|(k, _)| k));
     let fits =
         |o: &Pairs| o.len() >= 2 && o.iter().all(|(_, v)| v.chars().count() <= TABLE_CELL_CHARS);
     let mut out = Vec::new();
@@ -117,15 +119,15 @@ fn lines_and_tables(objects: &[Pairs]) -> Vec<String> {
         if fits(&objects[i]) {
             while end < objects.len()
                 && fits(&objects[end])
-                && keys(&objects[end]) == keys(&objects[i])
+                && same_keys(&objects[end], &objects[i])
             {
                 end += 1;
             }
         }
         if end - i >= 2 {
-            let mut rows = vec![keys(&objects[i])
+            let mut rows = vec![objects[i]
                 .iter()
-                .map(|k| capitalized(&spoken_key(k)).replace('|', "/"))
+                .map(|(k, _)| humanize(&spoken_key(k)).replace('|', "/"))
                 .collect::<Vec<_>>()
                 .join(" | ")];
             rows.extend(objects[i..end].iter().map(|o| {
@@ -147,15 +149,6 @@ fn lines_and_tables(objects: &[Pairs]) -> Vec<String> {
         i = end;
     }
     out
-}
-
-/// `s` with its first letter in capitals: a table's header cell.
-fn capitalized(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 /// A prop's value as the MDX tree gives it.

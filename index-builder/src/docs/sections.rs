@@ -440,11 +440,8 @@ impl Builder<'_> {
                 AttributeContent::Expression(_) => None,
             })
             .collect();
+        // Called right after the element's blank line: each paragraph or table starts a block.
         for text in component_text(&props) {
-            // A table's header row starts its own line, whatever text came before it.
-            if text.contains('\n') {
-                self.blank_line();
-            }
             self.push(&text);
             self.blank_line();
         }
