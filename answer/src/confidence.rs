@@ -129,13 +129,13 @@ impl ExcerptCutoffs {
 /// Margin under which an answer is "low": just above the threshold.
 const LOW_MARGIN: f32 = 0.02;
 /// "High" margin with the encoder (fitted, see [`ExcerptCutoffs::for_phase`]).
-const HIGH_MARGIN_HYBRID: f32 = 0.28;
+const HIGH_MARGIN_HYBRID: f32 = 0.26;
 /// "High" term coverage with the encoder (fitted).
 const HIGH_COVERED_HYBRID: f32 = 0.0;
 /// Whether "high" needs the rankings to agree with the encoder (fitted).
 const HIGH_AGREE_HYBRID: bool = true;
 /// "High" margin before the encoder has loaded (fitted).
-const HIGH_MARGIN_BM25: f32 = f32::INFINITY;
+const HIGH_MARGIN_BM25: f32 = 0.0;
 
 /// Fits the "high" cut-offs on graded samples (signals, whether the top source was right): the
 /// most "high" answers whose share of right top sources stays at or above `precision`.

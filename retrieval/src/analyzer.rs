@@ -30,9 +30,23 @@ const STOP_WORDS: &[&str] = &[
 
 /// Splits text into lowercase, stemmed terms, dropping stop words. `useDocusaurusContext` yields the
 /// whole identifier and its camel-case parts, so both ways of asking match.
+#[inline(never)]
 pub fn analyze(text: &str) -> Vec<String> {
     let mut terms = Vec::new();
+    // The identifier being read (`hydra.job.chdir`, `config_path`): byte range and word count.
+    let mut joined: Option<(usize, usize, usize)> = None;
     for word in words(text) {
+        let start = word.as_ptr() as usize - text.as_ptr() as usize;
+        let end = start + word.len();
+        joined = match joined {
+            Some((s, e, n)) if joins_identifier(text.as_bytes().get(e..start)) => {
+                Some((s, end, n + 1))
+            }
+            other => {
+                push_identifier(&mut terms, text, other);
+                Some((start, end, 1))
+            }
+        };
         if is_unspaced(word.chars().next().unwrap_or(' ')) {
             push_unspaced(&mut terms, word);
             continue;
@@ -45,7 +59,37 @@ pub fn analyze(text: &str) -> Vec<String> {
         }
         push_term(&mut terms, word);
     }
+    push_identifier(&mut terms, text, joined);
     terms
+}
+
+/// Whether `term` is a whole identifier of [`analyze`] (`overrides.yaml`): its parts are terms of
+/// their own, so a book that lacks the whole lacks nothing the question asks for.
+pub fn is_identifier(term: &str) -> bool {
+    term.bytes().any(|b| b == b'.' || b == b'_')
+}
+
+/// Whether the characters between two words join them into one identifier: one or two dots or
+/// underscores and nothing else (`config.yaml`, `config_path`, `_category_.json`).
+fn joins_identifier(gap: Option<&[u8]>) -> bool {
+    gap.is_some_and(|g| (1..=2).contains(&g.len()) && g.iter().all(|&b| b == b'.' || b == b'_'))
+}
+
+/// The whole identifier of words joined by dots or underscores, as one more term, lowercase and
+/// unstemmed: its parts match a reader who names them in words, the whole a reader who names
+/// `overrides.yaml` or `hydra.job.chdir` exactly, which the parts alone (`yaml`, `job`, common all
+/// over a book) rank no higher than any page that uses them. Like a camel-case word's whole.
+fn push_identifier(terms: &mut Vec<String>, text: &str, joined: Option<(usize, usize, usize)>) {
+    let Some((whole, words)) = joined.and_then(|(start, end, n)| Some((text.get(start..end)?, n)))
+    else {
+        return;
+    };
+    // Not "e.g" or "i.e": an abbreviation's letters say nothing.
+    let letters_only = whole.bytes().filter(u8::is_ascii_alphabetic).count() == words;
+    if words < 2 || letters_only || whole.len() > 40 {
+        return;
+    }
+    terms.push(whole.to_lowercase());
 }
 
 /// Terms of the words `text` capitalizes inside a sentence (not its first word): "How do Hugo
@@ -300,6 +344,43 @@ mod tests {
             vec!["docusaurus", "context", "usedocusauruscontext"]
         );
         assert_eq!(analyze("ROS2 nodes"), vec!["ros", "2", "ros2", "nod"]);
+    }
+
+    #[test]
+    fn identifiers_joined_by_dots_or_underscores_are_terms_whole_and_in_parts() {
+        assert_eq!(
+            analyze("Set hydra.job.chdir in overrides.yaml"),
+            [
+                "set",
+                "hydra",
+                "job",
+                "chdir",
+                "hydra.job.chdir",
+                "overrid",
+                "yaml",
+                "overrides.yaml"
+            ]
+        );
+        assert_eq!(
+            analyze("config_path, _category_.json and Hydra 1.2"),
+            [
+                "config",
+                "path",
+                "config_path",
+                "category",
+                "json",
+                "category_.json",
+                "hydra",
+                "1",
+                "2",
+                "1.2"
+            ]
+        );
+        // A sentence's full stop, a spaced dot, an abbreviation and a path's slash join nothing.
+        assert_eq!(analyze("Run it. Then stop"), ["run", "stop"]);
+        assert_eq!(analyze("e.g. docs/intro"), ["e", "g", "doc", "intro"]);
+        assert_eq!(analyze("a...b"), ["b"]);
+        assert!(is_identifier("overrides.yaml") && !is_identifier("overrid"));
     }
 
     #[test]

@@ -74,8 +74,11 @@ impl Bm25 {
                 (d.titles, params.title_weight),
             ] {
                 for t in analyze(text) {
+                    // A whole identifier repeats its parts: the text is no longer for it.
+                    if !crate::analyzer::is_identifier(&t) {
+                        len += w;
+                    }
                     *tf.entry(t).or_default() += w;
-                    len += w;
                 }
             }
             doc_len.push(len);
@@ -175,6 +178,9 @@ impl Bm25 {
         let named = crate::analyzer::named_terms(query);
         for t in &terms {
             let Some(&ti) = self.lookup.get(t) else {
+                if crate::analyzer::is_identifier(t) {
+                    continue;
+                }
                 total_idf += unseen_idf;
                 unseen_terms += 1;
                 match self.nearest_term(t) {
@@ -208,7 +214,10 @@ impl Bm25 {
         Bm25Scores {
             scores,
             coverage,
-            query_terms: terms.len(),
+            query_terms: terms
+                .iter()
+                .filter(|t| !crate::analyzer::is_identifier(t))
+                .count(),
             unseen_terms,
             unseen_typos,
             unseen_common,
@@ -463,6 +472,41 @@ mod tests {
             idx.score_fuzzy("nodx", 1.0, &none()).scores,
             idx.score("nodx", &none()).scores
         );
+    }
+
+    #[test]
+    fn an_identifier_named_whole_ranks_the_chunk_that_writes_it_whole() {
+        let doc = |body| Bm25Doc {
+            body,
+            heading: "",
+            titles: "",
+        };
+        let idx = Bm25::build(
+            &[
+                doc("The job config lists the overrides of a run as yaml."),
+                doc("Hydra writes overrides.yaml beside config.yaml, with the job."),
+                doc("Nothing about it."),
+            ],
+            Bm25Params::default(),
+        );
+        // The parts tie the two chunks; the whole is the second's alone, and not a longer text.
+        let s = idx.score("what is in overrides.yaml", &none());
+        assert!(
+            s.scores[1] > s.scores[0] && s.scores[0] > 0.0,
+            "{:?}",
+            s.scores
+        );
+        let spaced = Bm25::build(
+            &[doc(
+                "Hydra writes overrides yaml beside config yaml, with the job.",
+            )],
+            Bm25Params::default(),
+        );
+        assert_eq!(idx.doc_len[1], spaced.doc_len[0]);
+        // A whole the book never writes asks for nothing its parts do not: not an unseen term.
+        let s = idx.score("job.config yaml", &none());
+        assert_eq!((s.query_terms, s.unseen_terms), (3, 0));
+        assert!(s.coverage[0] > 0.99);
     }
 
     #[test]

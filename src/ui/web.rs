@@ -160,7 +160,7 @@ impl Transport for WebTransport {
             let resp = gloo_net::http::Request::get(&url)
                 .send()
                 .await
-                .map_err(|e| Failure::Network(e.to_string()))?;
+                .map_err(|e| Failure::Network(fetch_error(&e)))?;
             if !resp.ok() {
                 return Err(http_failure(&web_sys::Response::from(resp)).await);
             }
@@ -177,6 +177,17 @@ impl Transport for WebTransport {
         if let Some(c) = self.controller.borrow().as_ref() {
             c.abort();
         }
+    }
+}
+
+/// What a failed fetch says. Not `Error::to_string`: its JSON branch (never taken, the widget reads
+/// bodies as bytes) would link serde_json's error messages and every I/O error name into the wasm.
+fn fetch_error(e: &gloo_net::Error) -> String {
+    match e {
+        gloo_net::Error::JsError(js) => js.to_string(),
+        gloo_net::Error::GlooError(s) => s.clone(),
+        #[allow(unreachable_patterns)]
+        _ => String::from("unreadable response"),
     }
 }
 
@@ -272,11 +283,11 @@ async fn import_module(module_url: &str) -> Result<JsValue, String> {
             let resp = gloo_net::http::Request::get(&wasm_url)
                 .send()
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| fetch_error(&e))?;
             if !resp.ok() {
                 return Err(format!("HTTP {} for {wasm_url}", resp.status()));
             }
-            let b = resp.binary().await.map_err(|e| e.to_string())?;
+            let b = resp.binary().await.map_err(|e| fetch_error(&e))?;
             cache_put(&wasm_url, &b).await;
             b
         }
