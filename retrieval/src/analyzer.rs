@@ -29,8 +29,8 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// Splits text into lowercase, stemmed terms, dropping stop words. `useDocusaurusContext` yields the
-/// whole identifier and its camel-case parts, so both ways of asking match.
-#[inline(never)]
+/// whole identifier and its camel-case parts, and `hydra.job.chdir` its words and the whole
+/// unstemmed, so both ways of asking match.
 pub fn analyze(text: &str) -> Vec<String> {
     let mut terms = Vec::new();
     // The identifier being read (`hydra.job.chdir`, `config_path`): byte range and word count.

@@ -181,7 +181,7 @@ impl Transport for WebTransport {
 }
 
 /// What a failed fetch says. Not `Error::to_string`: its JSON branch (never taken, the widget reads
-/// bodies as bytes) would link serde_json's error messages and every I/O error name into the wasm.
+/// bodies as bytes) links serde_json's error messages into the wasm (about 600 B gzipped).
 fn fetch_error(e: &gloo_net::Error) -> String {
     match e {
         gloo_net::Error::JsError(js) => js.to_string(),
