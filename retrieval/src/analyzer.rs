@@ -66,13 +66,18 @@ pub fn analyze(text: &str) -> Vec<String> {
 /// Whether `term` is a whole identifier of [`analyze`] (`overrides.yaml`): its parts are terms of
 /// their own, so a book that lacks the whole lacks nothing the question asks for.
 pub fn is_identifier(term: &str) -> bool {
-    term.bytes().any(|b| b == b'.' || b == b'_')
+    term.bytes().any(joins_words)
+}
+
+/// The characters that join words into one identifier.
+fn joins_words(b: u8) -> bool {
+    b == b'.' || b == b'_'
 }
 
 /// Whether the characters between two words join them into one identifier: one or two dots or
 /// underscores and nothing else (`config.yaml`, `config_path`, `_category_.json`).
 fn joins_identifier(gap: Option<&[u8]>) -> bool {
-    gap.is_some_and(|g| (1..=2).contains(&g.len()) && g.iter().all(|&b| b == b'.' || b == b'_'))
+    gap.is_some_and(|g| (1..=2).contains(&g.len()) && g.iter().copied().all(joins_words))
 }
 
 /// The whole identifier of words joined by dots or underscores, as one more term, lowercase and

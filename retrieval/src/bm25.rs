@@ -174,11 +174,15 @@ impl Bm25 {
         let mut total_idf = 0.0;
         // A word the book never uses weighs as much as the rarest possible term.
         let unseen_idf = self.idf(0);
-        let (mut unseen_terms, mut unseen_typos, mut unseen_common) = (0, 0, 0);
+        let (mut query_terms, mut unseen_terms, mut unseen_typos, mut unseen_common) = (0, 0, 0, 0);
         let named = crate::analyzer::named_terms(query);
         for t in &terms {
+            let identifier = crate::analyzer::is_identifier(t);
+            if !identifier {
+                query_terms += 1;
+            }
             let Some(&ti) = self.lookup.get(t) else {
-                if crate::analyzer::is_identifier(t) {
+                if identifier {
                     continue;
                 }
                 total_idf += unseen_idf;
@@ -214,10 +218,7 @@ impl Bm25 {
         Bm25Scores {
             scores,
             coverage,
-            query_terms: terms
-                .iter()
-                .filter(|t| !crate::analyzer::is_identifier(t))
-                .count(),
+            query_terms,
             unseen_terms,
             unseen_typos,
             unseen_common,
