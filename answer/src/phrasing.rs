@@ -246,6 +246,7 @@ const LABELS: &[&str] = &[
 /// label ("Question 7") names no topic a reader would ask about.
 const READER_LABELS: &[&str] = &[
     "question",
+    "subsection",
     "exercise",
     "problem",
     "task",
@@ -415,6 +416,21 @@ const READER_GENERIC: &[&str] = &[
     "changelog",
     "contact",
     "feedback",
+    // Where a page ends or points on: nothing to ask about.
+    "final thoughts",
+    "closing thoughts",
+    "appendices",
+    "related topics",
+    "related",
+    "read more",
+    "advanced topics",
+    "rule details",
+    "state details",
+    "immediate next actions",
+    "next actions",
+    "something missing?",
+    "license & contributing",
+    "community & support",
 ];
 
 /// Last words that name who a section is for ("Plugin users", "For developers"): the section is
@@ -496,6 +512,7 @@ const THING_NOUNS: &[&str] = &[
     "structures",
     "backend",
     "backends",
+    "hierarchy",
 ];
 
 /// Two-word things that open with a verb, asked as things whatever the book's prose says (the
@@ -705,6 +722,7 @@ const DANGLING_WORDS: &[&str] = &[
 /// Verbs that, before a single plural noun, name a kind of thing ("Launch Files", "Build Tools")
 /// rather than a task ("Install Dependencies").
 const NOUN_MODIFIERS: &[&str] = &[
+    "balance",
     "launch",
     "build",
     "log",
@@ -724,6 +742,23 @@ const NOUN_MODIFIERS: &[&str] = &[
     "link",
     "set",
     "update",
+];
+
+/// Plurals that name the kinds of a thing: after a verb of [`NOUN_MODIFIERS`] and a noun they
+/// make the heading a thing ("Balance Recovery Strategies", "Control Design Patterns"), not a
+/// task ("How do I balance recovery strategies?").
+const KIND_PLURALS: &[&str] = &[
+    "strategies",
+    "techniques",
+    "methods",
+    "approaches",
+    "principles",
+    "guidelines",
+    "considerations",
+    "levels",
+    "modes",
+    "metrics",
+    "patterns",
 ];
 
 /// Labels before a colon that say the section is an example of what follows ("Practical
@@ -754,15 +789,111 @@ const LEAD_LABELS: &[&str] = &[
     "demo",
 ];
 
+/// Labels of one of several ways, stages or checks ([`numbered_label`]): such a section is not
+/// offered as a follow-up.
+/// Not "Part 2: Voice Activity Detection", "Option 3: whisper.cpp" or "Stage 2: Speech
+/// Recognition with Whisper": parts, options and stages are often named by their topic.
+const UNASKED_LABELS: &[&str] = &[
+    "method",
+    "pattern",
+    "phase",
+    "milestone",
+    "week",
+    "day",
+    "test",
+    "checkpoint",
+];
+
+/// Whether a heading ends with the days or weeks it is scheduled for ("(Weeks 0-1)", "(Day
+/// 15-17)").
+fn scheduled(heading: &str) -> bool {
+    let Some(inner) = heading
+        .trim_end()
+        .strip_suffix(')')
+        .and_then(|h| h.rsplit_once('(').map(|(_, inner)| inner))
+    else {
+        return false;
+    };
+    let mut words = inner.split_whitespace();
+    let unit = words.next().map(|w| w.to_ascii_lowercase());
+    let span = words.next();
+    unit.is_some_and(|u| ["week", "weeks", "day", "days"].contains(&u.as_str()))
+        && span.is_some_and(|s| s.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        && words.next().is_none()
+}
+
+/// Labels of a problem ([`numbered_label`]): the rest is asked as one.
+const PROBLEM_LABELS: &[&str] = &["issue", "problem", "error", "bug"];
+
+/// The label of a heading numbered by a label of [`UNASKED_LABELS`] or [`PROBLEM_LABELS`] ("Method
+/// 2: Python Script", "Weeks 4-6: …", "Issue 3: …", after any numbering such as "2. "), singular
+/// and lowercase, and the rest of the heading.
+fn numbered_label(heading: &str) -> Option<(&'static str, &str)> {
+    let t = heading.trim();
+    let numbering = t.find(char::is_whitespace).filter(|&i| {
+        t[..i].chars().all(|c| c.is_ascii_digit() || c == '.') && t[..i].contains('.')
+    });
+    let t = numbering.map_or(t, |i| t[i..].trim_start());
+    let first = t.split_whitespace().next()?;
+    let word = first.to_ascii_lowercase();
+    let word = word.trim_end_matches('s');
+    let label = UNASKED_LABELS
+        .iter()
+        .chain(PROBLEM_LABELS)
+        .find(|l| **l == word)?;
+    let rest = t[first.len()..].trim_start();
+    // "2", "3.1", "4-6", "B": short, and a digit or a single letter.
+    let number = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '–')))
+        .unwrap_or(rest.len());
+    let digits = rest[..number].trim_end_matches('.');
+    let numbered = (1..=7).contains(&digits.chars().count())
+        && (digits.chars().any(|c| c.is_ascii_digit()) || digits.chars().count() == 1);
+    let after = rest[number..].trim_start();
+    let sep = after.strip_prefix([':', '-', '–']).or_else(|| {
+        // "Error 4. Robot explodes": the number's own dot.
+        (rest[..number].ends_with('.')).then_some(after)
+    })?;
+    (numbered && !sep.trim().is_empty()).then_some((*label, sep.trim()))
+}
+
+/// "What should I do when …?" for a problem stated with a verb ("Ubuntu Installer Shows …"), else
+/// "What should I do about …?" ("Windows Boot Entry Missing from GRUB").
+fn problem_question(problem: &str) -> String {
+    let stated = problem.split_whitespace().skip(1).any(|w| {
+        let w = w.to_lowercase();
+        TROUBLE_WORDS.contains(&w.as_str())
+            || [
+                "not", "shows", "says", "reports", "returns", "throws", "prints", "gives",
+            ]
+            .contains(&w.as_str())
+    });
+    if stated {
+        format!("What should I do when {}?", lower_first(problem))
+    } else {
+        what_to_do_about(problem, lower_initial(problem))
+    }
+}
+
 /// Whether `h` is only labels and their numbers or ranges ("Question 7", "Step 2", "Weeks 4-6",
 /// "Module 1, Chapter 1, Page 3b").
 fn only_label(h: &str) -> bool {
     let label = |w: &str| {
         LABELS.contains(&w) || READER_LABELS.contains(&w) || ["page", "mistake"].contains(&w)
     };
-    // "Test Scenario 1": every word but the number a label.
+    // "Test Scenario 1", "Test 3.1", "Example Subsection 1 b": every word but the number (and a
+    // letter after it) a label.
     h.split(',').all(|part| {
-        let words: Vec<String> = part.split_whitespace().map(str::to_lowercase).collect();
+        let mut words: Vec<String> = part.split_whitespace().map(str::to_lowercase).collect();
+        let lettered = words.len() >= 3
+            && words[words.len() - 1].chars().count() == 1
+            && words[words.len() - 1]
+                .chars()
+                .all(|c| c.is_ascii_alphabetic())
+            && words[words.len() - 2].chars().all(|c| c.is_ascii_digit());
+        if lettered {
+            words.pop();
+        }
         let n = words.len();
         (2..=3).contains(&n)
             && words[..n - 1]
@@ -771,7 +902,7 @@ fn only_label(h: &str) -> bool {
             && words[n - 1]
                 .trim_end_matches(['.', ':'])
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '–' | '&'))
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '–' | '&' | '.'))
             && words[n - 1].chars().any(|c| c.is_ascii_digit())
     })
 }
@@ -969,6 +1100,14 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
                 || ["not", "cause", "causes", "leads", "makes", "breaks"].contains(&w.as_str())
         })
         && !statement;
+    // "Use Logging, Not Print": advice, an imperative with what not to do; asked why.
+    let advice = lower_words.len() > 2
+        && reader_verb(&lower_words[0]).is_some()
+        && lower_words.iter().skip(1).any(|w| w == "not")
+        && h.contains(", ");
+    if advice {
+        return Some(Some(format!("Why should I {}?", lower_initial(h))));
+    }
     let about = |lowered: String| Some(Some(what_to_do_about(h, lowered)));
     if named_problem {
         return about(lower_initial(h));
@@ -1204,6 +1343,30 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         if let Some(q) = command(heading) {
             return Some(q);
         }
+        // "Part V: Integration (Weeks 13-15)": a stretch of a schedule.
+        if scheduled(heading) {
+            return None;
+        }
+        match numbered_label(heading) {
+            // "Method 2: Python Script", "Phase 1: Algorithm Development", "Test 3.1: Nav2
+            // Availability": one of several ways, a stage of a plan or a check; the rest alone
+            // names nothing to ask about ("What is Python Script?"), unless it is a task
+            // ("Option 2: rename the config file").
+            Some((label, rest)) if UNASKED_LABELS.contains(&label) => {
+                return phrase(rest, reader, noun_compound).filter(|q| q.starts_with("How do I"));
+            }
+            // "Issue 3: Ubuntu Installer Shows …": the rest is a problem, whatever its words.
+            Some((_, rest)) => {
+                let q = phrase(rest, reader, noun_compound)?;
+                let asks_a_fix = q.starts_with("How do I fix") || q.starts_with("What should I do");
+                return Some(if asks_a_fix {
+                    q
+                } else {
+                    problem_question(rest)
+                });
+            }
+            None => {}
+        }
     }
     let h = if reader {
         clean_heading(&reader_heading(heading), reader)
@@ -1402,7 +1565,14 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                 .get(1)
                 .is_some_and(|w| w == "example" || w == "examples");
         // "Sensor Comparison Table" is shown too; "Tables" alone names a feature.
-        let a_table = last == "table" && lower_words.len() >= 2;
+        // "Service Client Code" too, not a task ("Translate your React code").
+        let a_table = lower_words.len() >= 2
+            && (last == "table"
+                || last == "code"
+                    && reader_verb(&lower_words[0]).is_none()
+                    && !lower_words
+                        .iter()
+                        .any(|w| ADDRESS_WORDS.contains(&w.as_str())));
         if (SHOWN_LAST_WORDS.contains(&last) || an_example || a_table) && !h.ends_with('?') {
             return (!activity(&lower_words)).then(|| show(&h));
         }
@@ -1412,10 +1582,26 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     }
     let first = lower_words[0].as_str();
     if QUESTION_WORDS.contains(&first) {
-        // "How to deploy" reads as a question; "How discovery works" does not.
+        // "How to deploy" reads as a question; "How discovery works" does not. For follow-ups
+        // the question word stays: "When to Use Gazebo" asks when, not how.
+        let lead = match (reader, first) {
+            (false, _) | (true, "how") => Some("How do I"),
+            (true, "when") => Some("When should I"),
+            (true, "where") => Some("Where do I"),
+            (true, "what") => Some("What should I"),
+            _ => None,
+        };
         return match lower_words.get(1).map(String::as_str) {
-            Some("to") if words.len() > 2 => base_verb(&lower_words[2])
-                .map(|v| format!("How do I {v} {}?", words[3..].join(" "))),
+            Some("to") if words.len() > 2 => lead
+                .zip(if reader {
+                    reader_verb(&lower_words[2])
+                } else {
+                    base_verb(&lower_words[2])
+                })
+                .map(|(lead, v)| {
+                    let object = words[3..].join(" ");
+                    format!("{lead} {}?", format!("{v} {object}").trim_end())
+                }),
             Some("do" | "does" | "is" | "are" | "can" | "should") => {
                 Some(format!("{}?", if reader { question_case(&h) } else { h }))
             }
@@ -1433,6 +1619,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     // "Access Token", "Design Principles": words the book itself writes as a thing ("an access
     // token").
     // "Structure of the Book", "Control of Humanoids": a verb's form followed by "of" is a noun.
+    // "Logging System", "Logging Levels": such a verb's gerund before a thing it names.
+    // "Balance Recovery Strategies": such a verb heads a phrase naming kinds of a thing.
+    let modifier_gerund = first.ends_with("ing") && verb_in(NOUN_MODIFIERS, first).is_some();
     let thing = reader
         && (lower_words.get(1).is_some_and(|w| w == "of")
             || NOUN_MODIFIERS.contains(&first)
@@ -1443,6 +1632,16 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                                 .iter()
                                 .any(|e| w.ends_with(e)))
                 })
+            || modifier_gerund
+                && words.len() == 2
+                && (THING_NOUNS.contains(&lower_words[1].as_str())
+                    && !plural_form(&lower_words[1])
+                    || ["level", "levels"].contains(&lower_words[1].as_str()))
+            || NOUN_MODIFIERS.contains(&first)
+                && words.len() >= 3
+                && lower_words
+                    .last()
+                    .is_some_and(|w| KIND_PLURALS.contains(&w.as_str()))
             || lower_words.get(1).is_some_and(|w| {
                 let pair = format!("{first} {w}");
                 COMPOUND_NOUNS.contains(&pair.as_str()) || noun_compound(&pair)
@@ -1497,11 +1696,28 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                 ) if words.len() > i + 2 => words.len() - 1,
                 _ => words.len(),
             };
+            // "Visual vs Collision Geometry": an adjective alone shares the other side's noun.
+            let left = words[..i].join(" ");
+            let right = &words[i + 1..end];
+            let adjective = i == 1
+                && ["al", "ic", "ive", "ous", "ary"]
+                    .iter()
+                    .any(|e| lower_words[0].ends_with(e));
+            let left = match right.last() {
+                Some(noun) if adjective && right.len() >= 2 => format!("{left} {noun}"),
+                _ => left,
+            };
             return Some(format!(
                 "How does {} compare with {}?",
-                lower_first(&words[..i].join(" ")),
-                lower_first(&words[i + 1..end].join(" "))
+                lower_first(&left),
+                lower_first(&right.join(" "))
             ));
+        }
+    }
+    // "Microphone Setup", "RealSense D455 ROS 2 Installation": a task named by its noun.
+    if reader {
+        if let Some(q) = setup_task(&words, &lower_words) {
+            return Some(q);
         }
     }
     // "Basic Launch File Example": a reader asks to see it (not an activity: `activity`).
@@ -1521,7 +1737,7 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     }
     // "Following Along as a Beginner": a task whose verb the list does not know cannot be asked as
     // "What is …?"; it is skipped.
-    if reader && words.len() >= 2 && first.len() > 5 && first.ends_with("ing") {
+    if reader && !thing && words.len() >= 2 && first.len() > 5 && first.ends_with("ing") {
         return None;
     }
     // The head noun: the last word, or the word before "of"/"for"/"in"/"with" ("Layers of ROS 2").
@@ -1578,6 +1794,53 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     let one = ["a", "an"].contains(&lower_words[0].as_str());
     let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
+}
+
+/// "How do I set up the microphone?" for "Microphone Setup", "How do I install …?" for "…
+/// Installation": the task a reader asks about, not "What is microphone setup?". Not when a
+/// qualifier says which setup ("Initial setup", "First Launch Setup"), when the first word is a
+/// verb ("Test Installation"), or when several things are joined ("Unboxing and Battery
+/// Installation").
+fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
+    const QUALIFIERS: &[&str] = &[
+        "initial",
+        "first",
+        "basic",
+        "quick",
+        "final",
+        "full",
+        "complete",
+        "manual",
+        "advanced",
+        "local",
+        "minimal",
+        "simple",
+        "recommended",
+        "custom",
+        "default",
+    ];
+    let (last, thing) = lower_words.split_last()?;
+    let verb = match last.as_str() {
+        "setup" | "set-up" => "set up",
+        "installation" => "install",
+        _ => return None,
+    };
+    let qualified = thing.iter().any(|w| QUALIFIERS.contains(&w.as_str()));
+    let joined = thing
+        .iter()
+        .any(|w| ["and", "or", "&", ""].contains(&w.as_str()));
+    if thing.is_empty()
+        || thing.len() > 4
+        || qualified
+        || joined
+        || reader_verb(&thing[0]).is_some()
+    {
+        return None;
+    }
+    Some(format!(
+        "How do I {verb} {}?",
+        words[..words.len() - 1].join(" ")
+    ))
 }
 
 /// "Simple usage", "Advanced configuration": a qualifier before a generic heading leaves it
@@ -2066,7 +2329,19 @@ fn with_the(question: &str, counted: &CountedNouns) -> String {
         if phrase.len() == 1 && start > 0 && words[start - 1] == "of" {
             continue;
         }
-        if counted_phrase(phrase, counted, single_ok) {
+        // "How do I set up microphone?": what one sets up is the one the book describes, when
+        // it is a plain common noun phrase (a name keeps its capitals: "set up Isaac SDK").
+        let set_up_object = prefix == "How do I"
+            && words.starts_with(&["set", "up"])
+            && start == 2
+            && !DETERMINERS.contains(&phrase[0])
+            && !phrase
+                .last()
+                .is_some_and(|w| plural_form(w) || w.ends_with("tion") || w.ends_with("sion"))
+            && phrase
+                .iter()
+                .all(|w| w.chars().all(|c| c.is_ascii_lowercase()));
+        if set_up_object || counted_phrase(phrase, counted, single_ok) {
             the_before.push(start);
         }
     }
@@ -2386,7 +2661,7 @@ mod tests {
             ),
             (
                 "Isaac SDK Setup - Required Assets",
-                Some("What is Isaac SDK Setup?"),
+                Some("How do I set up Isaac SDK?"),
             ),
             ("Problem", None),
             (
@@ -2412,6 +2687,61 @@ mod tests {
             (
                 "Python Agent Reasons — Planning the Motion",
                 Some("How do I plan the Motion?"),
+            ),
+            // The question word stays.
+            ("When to Use Gazebo", Some("When should I use Gazebo?")),
+            (
+                "When to Use Services vs Topics",
+                Some("When should I use Services vs Topics?"),
+            ),
+            ("Where to find logs", Some("Where do I find logs?")),
+            ("How to Deploy", Some("How do I deploy?")),
+            ("How to Use This Book", Some("How do I use This Book?")),
+            // A verb's gerund, or the verb, naming a kind of thing.
+            ("Logging Levels", Some("What are Logging Levels?")),
+            ("Logging System", Some("What is Logging System?")),
+            ("Testing with nox", Some("How do I test with nox?")),
+            ("Building Models", Some("How do I build Models?")),
+            (
+                "Balance Recovery Strategies",
+                Some("What are Balance Recovery Strategies?"),
+            ),
+            ("Balance on Slopes", Some("How do I balance on Slopes?")),
+            ("Link Hierarchy", Some("What is Link Hierarchy?")),
+            // A task named by its noun.
+            ("Microphone Setup", Some("How do I set up Microphone?")),
+            ("Isaac SDK Setup", Some("How do I set up Isaac SDK?")),
+            (
+                "RealSense D455 ROS 2 Installation",
+                Some("How do I install RealSense D455 ROS 2?"),
+            ),
+            ("First Launch Setup", Some("What is First Launch Setup?")),
+            (
+                "Step 2: Test Installation",
+                Some("What is Test Installation?"),
+            ),
+            // An adjective compared shares the other side's noun.
+            (
+                "Visual vs Collision Geometry",
+                Some("How does Visual Geometry compare with Collision Geometry?"),
+            ),
+            (
+                "Traditional vs. VLA Approach",
+                Some("How does Traditional Approach compare with VLA Approach?"),
+            ),
+            (
+                "Agent vs Simple Node",
+                Some("How does Agent compare with Simple Node?"),
+            ),
+            // Code is asked to be shown.
+            (
+                "Python Agent Code",
+                Some("Can you show the Python Agent Code?"),
+            ),
+            ("Translate your React code", None),
+            (
+                "Service Client Code (client_member_function.py)",
+                Some("Can you show the Service Client Code?"),
             ),
         ];
         for (heading, want) in cases {
@@ -2551,12 +2881,29 @@ mod tests {
             // A clause opening with a question word is not a problem report ("What should I do
             // when What Simulation …"), nor a question.
             "What Simulation Cannot Replace",
+            // One of several ways, a stage or a check, numbered: the rest names no topic.
+            "Test 3.1: Nav2 Availability",
+            "Method 2: Python Script",
+            "Method 1: Omniverse Launcher (Recommended)",
+            "Pattern 1: Symmetric Limbs",
+            "Phase 1: Algorithm Development (Gazebo)",
+            "Part I: Foundation (Weeks 0-1)",
+            "Part V: Integration (Weeks 13-15)",
+            "Weeks 4-6: GPU-Accelerated RL & VLA",
+            "Milestone 7: Integration & Demo (Day 15-17)",
+            "Example Subsection 1 b",
+            // Where a page ends or points on.
+            "Final Thoughts",
+            "Appendices",
+            "Related topics",
+            "Rule Details",
+            "Something missing?",
         ] {
             assert_eq!(follow_up(h), None, "{h}");
         }
         let cases = [
             // A label numbered with a dot is dropped whole.
-            ("Test 3.1: Nav2 Availability", "What is Nav2 Availability?"),
+            ("Step 3.1: Nav2 Availability", "What is Nav2 Availability?"),
             (
                 "No ROS 2 topics are published from Isaac Sim",
                 "What should I do when No ROS 2 topics are published from Isaac Sim?",
@@ -2577,6 +2924,32 @@ mod tests {
             ("Localize edit URLs", "How do I localize edit URLs?"),
             ("Plan Generation", "What is Plan Generation?"),
             ("Plan a Route", "How do I plan a Route?"),
+            // A numbered problem is asked as one, whatever its words.
+            (
+                "Issue 3: Ubuntu Installer Shows \"No Operating System Found\"",
+                "What should I do when Ubuntu Installer Shows \"No Operating System Found\"?",
+            ),
+            (
+                "Issue 2: Windows Boot Entry Missing from GRUB",
+                "What should I do about Windows Boot Entry Missing from GRUB?",
+            ),
+            (
+                "Error 1: \"Failed to parse URDF file\"",
+                "How do I fix \"Failed to parse URDF file\"?",
+            ),
+            // Parts, options and stages are often named by their topic.
+            (
+                "Part 2: Voice Activity Detection (VAD)",
+                "What is Voice Activity Detection?",
+            ),
+            (
+                "Option 3: whisper.cpp (High Performance)",
+                "What is whisper.cpp?",
+            ),
+            (
+                "Option 2: rename the config file",
+                "How do I rename the config file?",
+            ),
         ];
         for (h, q) in cases {
             assert_eq!(follow_up(h).as_deref(), Some(q), "{h}");
@@ -2615,6 +2988,11 @@ mod tests {
             Some("What should I do when NVIDIA Driver Not Detected After Ubuntu Install?")
         );
         assert_eq!(follow_up("What Not to Do"), None);
+        // Advice: what to do, not what to do instead.
+        assert_eq!(
+            follow_up("3. Use Logging, Not Print").as_deref(),
+            Some("Why should I use Logging, Not Print?")
+        );
         // A numbered chapter is a label, not the book's structure.
         assert_eq!(
             follow_up("Chapter 5: Sensor Fusion").as_deref(),
@@ -2643,6 +3021,15 @@ mod tests {
         for (h, q) in [
             ("1. Clone the Repository", "How do I clone the Repository?"),
             ("Step 1: Get an API Key", "How do I get an API Key?"),
+            // Parts, options and stages are often named by their topic.
+            (
+                "Part 2: Voice Activity Detection (VAD)",
+                "What is Voice Activity Detection?",
+            ),
+            (
+                "Option 3: whisper.cpp (High Performance)",
+                "What is whisper.cpp?",
+            ),
             (
                 "Option 2: rename the config file",
                 "How do I rename the config file?",
@@ -3133,6 +3520,36 @@ mod tests {
         assert_eq!(
             in_book_case("How do I set up robot?", &none, &counted),
             "How do I set up the robot?"
+        );
+        // What one sets up is the one the book describes, counted or not; not a name, a plural
+        // or a hyphenated compound.
+        let set_up = |q: &str| {
+            in_book_case(
+                q,
+                &casing(&["computer", "microphone", "onboard"], &[]),
+                &counted,
+            )
+        };
+        assert_eq!(
+            set_up("How do I set up Microphone?"),
+            "How do I set up the microphone?"
+        );
+        assert_eq!(
+            set_up("How do I set up Onboard Computer?"),
+            "How do I set up the onboard computer?"
+        );
+        assert_eq!(
+            set_up("How do I set up Isaac SDK?"),
+            "How do I set up Isaac SDK?"
+        );
+        assert_eq!(
+            set_up("How do I set up dual-boot?"),
+            "How do I set up dual-boot?"
+        );
+        assert_eq!(set_up("How do I set up tools?"), "How do I set up tools?");
+        assert_eq!(
+            set_up("How do I set up communication?"),
+            "How do I set up communication?"
         );
         // The hand-written lists still count ("node"); a thing after "What is" needs two words.
         assert_eq!(
