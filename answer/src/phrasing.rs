@@ -1797,12 +1797,22 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
 }
 
 /// "How do I set up the microphone?" for "Microphone Setup", "How do I install …?" for "…
-/// Installation": the task a reader asks about, not "What is microphone setup?". Not when a
+/// Installation", "Where should I place the IMU?" for "IMU Placement": the task a reader asks
+/// about, not "What is microphone setup?". Not "… Configuration": "Structured Config" names a
+/// thing. Not when a
 /// qualifier says which setup ("Initial setup", "First Launch Setup"), when the first word is a
 /// verb ("Test Installation"), or when several things are joined ("Unboxing and Battery
 /// Installation").
 fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
     const QUALIFIERS: &[&str] = &[
+        "example",
+        "sample",
+        "typical",
+        "common",
+        "current",
+        "global",
+        "new",
+        "old",
         "initial",
         "first",
         "basic",
@@ -1823,12 +1833,14 @@ fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
     let verb = match last.as_str() {
         "setup" | "set-up" => "set up",
         "installation" => "install",
+        "placement" => "place",
         _ => return None,
     };
     let qualified = thing.iter().any(|w| QUALIFIERS.contains(&w.as_str()));
-    let joined = thing
-        .iter()
-        .any(|w| ["and", "or", "&", ""].contains(&w.as_str()));
+    // "Composition order of primary config", "Printing the configuration": no one thing.
+    let joined = thing.iter().any(|w| {
+        ["and", "or", "&", ""].contains(&w.as_str()) || DANGLING_WORDS.contains(&w.as_str())
+    }) || thing.first().is_some_and(|w| w.ends_with("ing"));
     if thing.is_empty()
         || thing.len() > 4
         || qualified
@@ -1837,10 +1849,12 @@ fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
     {
         return None;
     }
-    Some(format!(
-        "How do I {verb} {}?",
-        words[..words.len() - 1].join(" ")
-    ))
+    let thing = words[..words.len() - 1].join(" ");
+    // "IMU Placement": where the one the book describes goes.
+    if verb == "place" {
+        return Some(format!("Where should I place the {thing}?"));
+    }
+    Some(format!("How do I {verb} {thing}?"))
 }
 
 /// "Simple usage", "Advanced configuration": a qualifier before a generic heading leaves it
@@ -2716,6 +2730,12 @@ mod tests {
                 Some("How do I install RealSense D455 ROS 2?"),
             ),
             ("First Launch Setup", Some("What is First Launch Setup?")),
+            ("Printing the Setup", None),
+            ("IMU Placement", Some("Where should I place the IMU?")),
+            (
+                "Launch Configuration",
+                Some("What is Launch Configuration?"),
+            ),
             (
                 "Step 2: Test Installation",
                 Some("What is Test Installation?"),
