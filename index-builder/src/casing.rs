@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use book_answer::phrasing::{capitalized, BookCasing, CountedNouns};
+use book_retrieval::analyzer::analyze;
 
 use crate::chunker::BuiltChunk;
 
@@ -31,7 +32,8 @@ const LOWERCASE_RATIO: usize = 3;
 ///   lowercase ("Isaac", "Python"); a word written both ways ("Role" in a bold label, "role" in
 ///   sentences) is neither.
 ///
-/// Any other word the prose never writes is in neither. Code blocks, inline code, links' targets
+/// A word the prose never writes is `lowercase` when the prose writes another form of it in
+/// lowercase ("explode" for "Explodes" in "Robot Explodes on Import"), else in neither. Code blocks, inline code, links' targets
 /// and words at the start of a sentence, line, list item or table cell are not counted.
 pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
@@ -49,10 +51,19 @@ pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     for c in chunks {
         count(&c.chunk.text, &mut wanted);
     }
+    let lowercase_stems = lowercase_stems(chunks);
     let mut casing = BookCasing::default();
     for (word, (lower, mid_capital)) in wanted {
         let enough = opening.contains(&word) || lower >= MIN_LOWERCASE;
-        if enough && lower >= LOWERCASE_RATIO * mid_capital {
+        // "Explodes", "Recognized": a heading word the prose never writes either way is common
+        // when the prose writes another form of it in lowercase ("explode", "recognizes").
+        let everyday = lower == 0
+            && mid_capital == 0
+            && !analyze(&word).is_empty()
+            && analyze(&word)
+                .iter()
+                .all(|stem| lowercase_stems.contains(stem));
+        if everyday || enough && lower >= LOWERCASE_RATIO * mid_capital {
             casing.lowercase.push(word);
         } else if mid_capital >= MIN_NAME && mid_capital > lower {
             casing.names.push(word);
@@ -61,6 +72,20 @@ pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     casing.lowercase.sort_unstable();
     casing.names.sort_unstable();
     casing
+}
+
+/// The stems ([`analyze`]) of the words the prose writes in lowercase.
+fn lowercase_stems(chunks: &[BuiltChunk]) -> HashSet<String> {
+    chunks
+        .iter()
+        .flat_map(|c| book_answer::text::prose_lines(&c.chunk.text))
+        .flat_map(|line| line.split_whitespace())
+        // Not code, a link's target or a path.
+        .filter(|t| !t.contains(['`', '(', ')', '[', ']', '/', '=', '<', '>', '_']))
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().count() > 2 && w.chars().all(|c| c.is_lowercase()))
+        .flat_map(analyze)
+        .collect()
 }
 
 /// The first word of `heading` when the heading is in sentence case: that word capitalized, and a
@@ -339,6 +364,11 @@ mod tests {
             chunk("Teleoperation setup", "Set it up."),
             chunk("Headless mode", "Run it Headless twice: Headless."),
             chunk(
+                "Robot Explodes",
+                "Robots explode when their masses are zero.",
+            ),
+            chunk("Isaacs Xacro", "Nothing here."),
+            chunk(
                 "Multi-domain deployment",
                 "A multi-domain setup. Close the Sim-to-Real Gap: the sim-to-real gap, twice \
                  sim-to-real.",
@@ -356,6 +386,11 @@ mod tests {
         // Even never, unless the prose capitalizes it mid-sentence.
         assert!(words.contains(&"teleoperation".to_string()), "{words:?}");
         assert!(!words.contains(&"headless".to_string()), "{words:?}");
+        // A word the prose never writes, when it writes another form of it in lowercase
+        // ("explode"); not one whose other forms are names ("Isaac") or never written.
+        assert!(words.contains(&"explodes".to_string()), "{words:?}");
+        assert!(!words.contains(&"isaacs".to_string()), "{words:?}");
+        assert!(!words.contains(&"xacro".to_string()), "{words:?}");
         // A compound counts as one word, and so does its lowercase use.
         assert!(words.contains(&"multi-domain".to_string()), "{words:?}");
         // Names the prose capitalizes mid-sentence keep their capitals.
