@@ -789,10 +789,9 @@ const LEAD_LABELS: &[&str] = &[
     "demo",
 ];
 
-/// Labels of one of several ways, stages or checks ([`numbered_label`]): such a section is not
-/// offered as a follow-up.
-/// Not "Part 2: Voice Activity Detection", "Option 3: whisper.cpp" or "Stage 2: Speech
-/// Recognition with Whisper": parts, options and stages are often named by their topic.
+/// Labels of one of several ways, stages or checks ([`numbered_label`]): such a section is
+/// offered only when what follows the label is a task. Not "Part", "Option" or "Stage": "Part 2:
+/// Voice Activity Detection", "Option 3: whisper.cpp" are named by their topic.
 const UNASKED_LABELS: &[&str] = &[
     "method",
     "pattern",
@@ -1598,9 +1597,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                 } else {
                     base_verb(&lower_words[2])
                 })
-                .map(|(lead, v)| {
-                    let object = words[3..].join(" ");
-                    format!("{lead} {}?", format!("{v} {object}").trim_end())
+                .map(|(lead, v)| match words[3..].join(" ") {
+                    object if object.is_empty() => format!("{lead} {v}?"),
+                    object => format!("{lead} {v} {object}?"),
                 }),
             Some("do" | "does" | "is" | "are" | "can" | "should") => {
                 Some(format!("{}?", if reader { question_case(&h) } else { h }))
@@ -1799,10 +1798,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
 /// "How do I set up the microphone?" for "Microphone Setup", "How do I install …?" for "…
 /// Installation", "Where should I place the IMU?" for "IMU Placement": the task a reader asks
 /// about, not "What is microphone setup?". Not "… Configuration": "Structured Config" names a
-/// thing. Not when a
-/// qualifier says which setup ("Initial setup", "First Launch Setup"), when the first word is a
-/// verb ("Test Installation"), or when several things are joined ("Unboxing and Battery
-/// Installation").
+/// thing. Not when a qualifier says which setup ("Initial setup", "First Launch Setup"), when the
+/// first word is a verb ("Test Installation"), or when the heading names no one thing ("Unboxing
+/// and Battery Installation", "Printing the Setup").
 fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
     const QUALIFIERS: &[&str] = &[
         "example",

@@ -33,8 +33,9 @@ const LOWERCASE_RATIO: usize = 3;
 ///   sentences) is neither.
 ///
 /// A word the prose never writes is `lowercase` when the prose writes another form of it in
-/// lowercase ("explode" for "Explodes" in "Robot Explodes on Import"), else in neither. Code blocks, inline code, links' targets
-/// and words at the start of a sentence, line, list item or table cell are not counted.
+/// lowercase ("explode" for "Explodes" in "Robot Explodes on Import"), else in neither. Code
+/// blocks, inline code, links' targets and words at the start of a sentence, line, list item or
+/// table cell are not counted.
 pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
     let mut opening: HashSet<String> = HashSet::new();
@@ -57,12 +58,10 @@ pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
         let enough = opening.contains(&word) || lower >= MIN_LOWERCASE;
         // "Explodes", "Recognized": a heading word the prose never writes either way is common
         // when the prose writes another form of it in lowercase ("explode", "recognizes").
-        let everyday = lower == 0
-            && mid_capital == 0
-            && !analyze(&word).is_empty()
-            && analyze(&word)
-                .iter()
-                .all(|stem| lowercase_stems.contains(stem));
+        let everyday = lower == 0 && mid_capital == 0 && {
+            let stems = analyze(&word);
+            !stems.is_empty() && stems.iter().all(|stem| lowercase_stems.contains(stem))
+        };
         if everyday || enough && lower >= LOWERCASE_RATIO * mid_capital {
             casing.lowercase.push(word);
         } else if mid_capital >= MIN_NAME && mid_capital > lower {
