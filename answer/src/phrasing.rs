@@ -825,35 +825,64 @@ fn scheduled(heading: &str) -> bool {
 const PROBLEM_LABELS: &[&str] = &["issue", "problem", "error", "bug"];
 
 /// The label of a heading numbered by a label of [`UNASKED_LABELS`] or [`PROBLEM_LABELS`] ("Method
-/// 2: Python Script", "Weeks 4-6: …", "Issue 3: …", after any numbering such as "2. "), singular
-/// and lowercase, and the rest of the heading.
+/// 2: Python Script", "Weeks 4-6: …", "Issue 3: …"), and the rest of the heading.
 fn numbered_label(heading: &str) -> Option<(&'static str, &str)> {
-    let t = heading.trim();
-    let numbering = t.find(char::is_whitespace).filter(|&i| {
-        t[..i].chars().all(|c| c.is_ascii_digit() || c == '.') && t[..i].contains('.')
-    });
-    let t = numbering.map_or(t, |i| t[i..].trim_start());
-    let first = t.split_whitespace().next()?;
-    let word = first.to_ascii_lowercase();
-    let word = word.trim_end_matches('s');
-    let label = UNASKED_LABELS
-        .iter()
-        .chain(PROBLEM_LABELS)
-        .find(|l| **l == word)?;
-    let rest = t[first.len()..].trim_start();
-    // "2", "3.1", "4-6", "B": short, and a digit or a single letter.
-    let number = rest
+    split_label(heading, &[UNASKED_LABELS, PROBLEM_LABELS])
+}
+
+/// Drops numbering from the start of a heading ("2.1.3. ", "1) ", "2.1 "): digits with a dot or
+/// parenthesis, then a space. The 3 of "3D reconstruction" and the year of "2026 Hardware" stay.
+fn without_numbering(h: &str) -> &str {
+    let n = h
+        .char_indices()
+        .take_while(|(_, c)| c.is_ascii_digit() || *c == '.' || *c == ')')
+        .last()
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    if n > 0 && h[..n].contains(['.', ')']) && h[n..].starts_with(char::is_whitespace) {
+        h[n..].trim_start()
+    } else {
+        h
+    }
+}
+
+/// The number after a label at the start of `rest` ("2", "3.1", "4-6", "B", "IV", "One") and what
+/// follows it: short, and a digit, a single letter, a Roman numeral or a number word.
+fn label_number(rest: &str) -> Option<(&str, &str)> {
+    let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '–')))
         .unwrap_or(rest.len());
-    let digits = rest[..number].trim_end_matches('.');
-    let numbered = (1..=7).contains(&digits.chars().count())
-        && (digits.chars().any(|c| c.is_ascii_digit()) || digits.chars().count() == 1);
-    let after = rest[number..].trim_start();
-    let sep = after.strip_prefix([':', '-', '–']).or_else(|| {
-        // "Error 4. Robot explodes": the number's own dot.
-        (rest[..number].ends_with('.')).then_some(after)
-    })?;
-    (numbered && !sep.trim().is_empty()).then_some((*label, sep.trim()))
+    // A dot or dash ending the number is the separator ("Error 4. Robot explodes", "Lab 2- Setup").
+    let number = rest[..end].trim_end_matches(['.', '-', '–']);
+    let n = number.chars().count();
+    let lower = number.to_ascii_lowercase();
+    let numeral = number.chars().any(|c| c.is_ascii_digit())
+        || n == 1
+        || (n <= 4 && lower.chars().all(|c| "ivx".contains(c)))
+        || lower == "one"
+        || NUMBER_WORDS.contains(&lower.as_str());
+    ((1..=7).contains(&n) && numeral).then(|| (number, &rest[number.len()..]))
+}
+
+/// A heading that opens with a label of `labels` (or its plural) and its number, then `:`, `-`,
+/// `–` or `.`, after any numbering ("Step 3: …", "2. Weeks 4-6 – …", "Error 4. …"): the label,
+/// singular and lowercase, and the rest of the heading, which is not empty.
+fn split_label<'h>(
+    heading: &'h str,
+    labels: &[&[&'static str]],
+) -> Option<(&'static str, &'h str)> {
+    let t = without_numbering(heading.trim());
+    let first = t.split_whitespace().next()?;
+    let word = first.to_lowercase();
+    let label = labels
+        .iter()
+        .flat_map(|l| l.iter())
+        .find(|l| word == **l || word.strip_suffix('s') == Some(**l))?;
+    let (_, after) = label_number(t[first.len()..].trim_start())?;
+    let rest = after
+        .trim_start()
+        .strip_prefix([':', '-', '–', '.'])?
+        .trim();
+    (!rest.is_empty()).then_some((*label, rest))
 }
 
 /// "What should I do when …?" for a problem stated with a verb ("Ubuntu Installer Shows …"), else
@@ -880,29 +909,27 @@ fn only_label(h: &str) -> bool {
     let label = |w: &str| {
         LABELS.contains(&w) || READER_LABELS.contains(&w) || ["page", "mistake"].contains(&w)
     };
-    // "Test Scenario 1", "Test 3.1", "Example Subsection 1 b": every word but the number (and a
-    // letter after it) a label.
+    // "Test Scenario 1", "Test 3.1", "Example Subsection 1 b": one or two labels, a number with a
+    // digit, and at most a letter after it.
     h.split(',').all(|part| {
-        let mut words: Vec<String> = part.split_whitespace().map(str::to_lowercase).collect();
-        let lettered = words.len() >= 3
-            && words[words.len() - 1].chars().count() == 1
-            && words[words.len() - 1]
-                .chars()
-                .all(|c| c.is_ascii_alphabetic())
-            && words[words.len() - 2].chars().all(|c| c.is_ascii_digit());
-        if lettered {
-            words.pop();
+        let mut rest = part.trim();
+        let mut labels = 0;
+        while let Some(first) = rest.split_whitespace().next() {
+            let w = first.to_lowercase();
+            if !(label(&w) || w.strip_suffix('s').is_some_and(label)) {
+                break;
+            }
+            labels += 1;
+            rest = rest[first.len()..].trim_start();
         }
-        let n = words.len();
-        (2..=3).contains(&n)
-            && words[..n - 1]
-                .iter()
-                .all(|w| label(w) || w.strip_suffix('s').is_some_and(label))
-            && words[n - 1]
-                .trim_end_matches(['.', ':'])
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '–' | '&' | '.'))
-            && words[n - 1].chars().any(|c| c.is_ascii_digit())
+        let Some((number, after)) = label_number(rest) else {
+            return false;
+        };
+        let after = after.trim().trim_end_matches(['.', ':']).trim();
+        (1..=2).contains(&labels)
+            && number.chars().any(|c| c.is_ascii_digit())
+            && (after.is_empty()
+                || (after.chars().count() == 1 && after.chars().all(|c| c.is_ascii_alphabetic())))
     })
 }
 
@@ -956,42 +983,15 @@ fn reader_heading(h: &str) -> String {
 /// Drops `2.1.3.`, `1.`, `Step 3:`, `Lab 2 -` style numbering from a heading (with `reader`, also
 /// `Question 2:` style labels).
 fn clean_heading(h: &str, reader: bool) -> String {
-    let mut t = h.trim();
-    let n = t
-        .char_indices()
-        .take_while(|(_, c)| c.is_ascii_digit() || *c == '.' || *c == ')')
-        .last()
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    // Numbering is digits with a dot or parenthesis, then a space ("2.1.3. ", "1) ", "2.1 "): the
-    // 3 of "3D reconstruction" and the year of "2026 Hardware" stay.
-    let numbering = n > 0 && t[..n].contains(['.', ')']) && t[n..].starts_with(char::is_whitespace);
-    if numbering {
-        t = t[n..].trim_start();
-    }
-    let extra: &[&str] = if reader { READER_LABELS } else { &[] };
-    for lead in LABELS.iter().chain(extra) {
-        let lower = t.to_ascii_lowercase();
-        if let Some(rest) = lower.strip_prefix(lead) {
-            let rest = rest.trim_start();
-            // "3", "B", "3.1": letters, digits and inner dots ("Test 3.1: Nav2").
-            let number = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
-                .count();
-            let digits = rest[..number].trim_end_matches('.').len();
-            let after = rest[digits..].trim_start();
-            let alnum = rest[..digits]
-                .chars()
-                .filter(char::is_ascii_alphanumeric)
-                .count();
-            let short = (1..=3).contains(&alnum);
-            if short && after.starts_with([':', '-', '–', '.']) {
-                // `to_ascii_lowercase` keeps byte offsets, so `after` indexes `t` from the end.
-                let sep = after.chars().next().map_or(1, char::len_utf8);
-                let cut = t.len() - after.len() + sep;
-                t = t[cut..].trim_start();
-            }
-        }
+    let labels: &[&[&'static str]] = if reader {
+        &[LABELS, READER_LABELS]
+    } else {
+        &[LABELS]
+    };
+    let mut t = without_numbering(h.trim());
+    // "Module 1 - Chapter 2: Sensors": each label in turn.
+    while let Some((_, rest)) = split_label(t, labels) {
+        t = rest;
     }
     t.trim_end_matches([':', '.', ' ']).to_string()
 }
@@ -1412,7 +1412,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         Some((head, tail))
             if reader
                 && (only_label(head)
-                    || LEAD_LABELS.contains(&head.trim().to_lowercase().as_str())) =>
+                    || LEAD_LABELS.contains(&head.trim().to_lowercase().as_str())
+                    // "EXPERIMENTAL: Custom-Search-Space Optimization": a qualifier.
+                    || LONE_QUALIFIERS.contains(&head.trim().to_lowercase().as_str())) =>
         {
             let lower = head.to_lowercase();
             if tail.trim().is_empty() || lower.contains("test") || lower.contains("scenario") {
@@ -1802,30 +1804,23 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
 /// first word is a verb ("Test Installation"), or when the heading names no one thing ("Unboxing
 /// and Battery Installation", "Printing the Setup").
 fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
+    // Besides `LONE_QUALIFIERS`: words that make the setup one of several ("Quick Setup",
+    // "Example Installation"), not the setting up of one thing.
     const QUALIFIERS: &[&str] = &[
         "example",
         "sample",
         "typical",
-        "common",
         "current",
         "global",
         "new",
         "old",
         "initial",
         "first",
-        "basic",
         "quick",
         "final",
-        "full",
-        "complete",
-        "manual",
         "advanced",
         "local",
-        "minimal",
-        "simple",
         "recommended",
-        "custom",
-        "default",
     ];
     let (last, thing) = lower_words.split_last()?;
     let verb = match last.as_str() {
@@ -1834,7 +1829,9 @@ fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
         "placement" => "place",
         _ => return None,
     };
-    let qualified = thing.iter().any(|w| QUALIFIERS.contains(&w.as_str()));
+    let qualified = thing
+        .iter()
+        .any(|w| QUALIFIERS.contains(&w.as_str()) || LONE_QUALIFIERS.contains(&w.as_str()));
     // "Composition order of primary config", "Printing the configuration": no one thing.
     let joined = thing.iter().any(|w| {
         ["and", "or", "&", ""].contains(&w.as_str()) || DANGLING_WORDS.contains(&w.as_str())
@@ -2617,6 +2614,20 @@ mod tests {
                 Some("How do I calculate Inertia?"),
             ),
             ("Step 1: Clone and Build", None),
+            // A qualifier before the colon: the topic follows it. A label is a whole word
+            // ("Experimental" is not "Experiment al:"); a Roman numeral or a number word numbers it.
+            (
+                "EXPERIMENTAL:  Custom-Search-Space Optimization",
+                Some("What is Custom-Search-Space Optimization?"),
+            ),
+            ("Part II: Sensor Fusion", Some("What is Sensor Fusion?")),
+            ("Part One: Sensor Fusion", Some("What is Sensor Fusion?")),
+            (
+                "Module 1 - Chapter 2: Sensor Fusion",
+                Some("What is Sensor Fusion?"),
+            ),
+            ("Lab 2- Sensor Fusion", Some("What is Sensor Fusion?")),
+            ("Steps 1-3: Sensor Fusion", Some("What is Sensor Fusion?")),
             ("🙏 Acknowledgments", None),
             ("Key Concepts Summary", None),
             ("Key Terms", None),

@@ -49,10 +49,15 @@ pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
             opening.insert(first.to_lowercase());
         }
     }
+    let mut lowercase_words: HashSet<String> = HashSet::new();
     for c in chunks {
-        count(&c.chunk.text, &mut wanted);
+        count(&c.chunk.text, &mut wanted, &mut lowercase_words);
     }
-    let lowercase_stems = lowercase_stems(chunks);
+    let lowercase_stems: HashSet<String> = lowercase_words
+        .iter()
+        .filter(|w| w.chars().count() > 2)
+        .flat_map(|w| analyze(w))
+        .collect();
     let mut casing = BookCasing::default();
     for (word, (lower, mid_capital)) in wanted {
         let enough = opening.contains(&word) || lower >= MIN_LOWERCASE;
@@ -71,20 +76,6 @@ pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     casing.lowercase.sort_unstable();
     casing.names.sort_unstable();
     casing
-}
-
-/// The stems ([`analyze`]) of the words the prose writes in lowercase.
-fn lowercase_stems(chunks: &[BuiltChunk]) -> HashSet<String> {
-    chunks
-        .iter()
-        .flat_map(|c| book_answer::text::prose_lines(&c.chunk.text))
-        .flat_map(|line| line.split_whitespace())
-        // Not code, a link's target or a path.
-        .filter(|t| !t.contains(['`', '(', ')', '[', ']', '/', '=', '<', '>', '_']))
-        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|w| w.chars().count() > 2 && w.chars().all(|c| c.is_lowercase()))
-        .flat_map(analyze)
-        .collect()
 }
 
 /// The first word of `heading` when the heading is in sentence case: that word capitalized, and a
@@ -282,8 +273,13 @@ fn is_word(w: &str) -> bool {
         .all(|part| !part.is_empty() && part.chars().all(char::is_alphabetic))
 }
 
-/// Adds `text`'s lowercase and mid-sentence capitalized uses of the `wanted` words.
-fn count(text: &str, wanted: &mut HashMap<String, (usize, usize)>) {
+/// Adds `text`'s lowercase and mid-sentence capitalized uses of the `wanted` words, and every word
+/// its prose writes in lowercase to `lowercase`.
+fn count(
+    text: &str,
+    wanted: &mut HashMap<String, (usize, usize)>,
+    lowercase: &mut HashSet<String>,
+) {
     for line in book_answer::text::prose_lines(text) {
         let mut sentence_start = true;
         let mut in_code = false;
@@ -298,12 +294,15 @@ fn count(text: &str, wanted: &mut HashMap<String, (usize, usize)>) {
             let word = token.trim_matches(|c: char| !c.is_alphanumeric());
             if prose && is_word(word) {
                 let lower = word.to_lowercase();
-                if let Some((lowercase, mid_capital)) = wanted.get_mut(&lower) {
+                if let Some((in_lowercase, mid_capital)) = wanted.get_mut(&lower) {
                     if word == lower {
-                        *lowercase += 1;
+                        *in_lowercase += 1;
                     } else if capitalized(word) && !sentence_start {
                         *mid_capital += 1;
                     }
+                }
+                if word == lower && !lowercase.contains(&lower) {
+                    lowercase.insert(lower);
                 }
             }
             // The next word opens a sentence, a cell or an item after these.
@@ -366,6 +365,10 @@ mod tests {
                 "Robot Explodes",
                 "Robots explode when their masses are zero.",
             ),
+            chunk(
+                "Pre-Demo Checks",
+                "Before the demo, run the pre-built checks.",
+            ),
             chunk("Isaacs Xacro", "Nothing here."),
             chunk(
                 "Multi-domain deployment",
@@ -390,6 +393,8 @@ mod tests {
         assert!(words.contains(&"explodes".to_string()), "{words:?}");
         assert!(!words.contains(&"isaacs".to_string()), "{words:?}");
         assert!(!words.contains(&"xacro".to_string()), "{words:?}");
+        // A compound's parts count as its forms: "pre-demo" from "demo" and "pre-built".
+        assert!(words.contains(&"pre-demo".to_string()), "{words:?}");
         // A compound counts as one word, and so does its lowercase use.
         assert!(words.contains(&"multi-domain".to_string()), "{words:?}");
         // Names the prose capitalizes mid-sentence keep their capitals.
