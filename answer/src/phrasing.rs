@@ -1903,7 +1903,7 @@ fn strip_suffix_ignoring_case<'a>(s: &'a str, suffix: &str) -> Option<&'a str> {
 
 /// Whether a lowercase word has a plural's form: a final s, not that of "class", "status", "basis"
 /// or [`SINGULARS_IN_OS`].
-fn plural_form(word: &str) -> bool {
+pub fn plural_form(word: &str) -> bool {
     word.len() > 3
         && word.ends_with('s')
         && !["ss", "us", "is"].iter().any(|e| word.ends_with(e))
@@ -2111,6 +2111,8 @@ fn listed_in(list: &[String], word: &str) -> bool {
 /// phrase never mixes the two. Quoted text ("ImportError: No module named …") and tags ("<Head/>")
 /// are never changed.
 pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns) -> String {
+    let used = name_in_use(question, casing);
+    let question = used.as_deref().unwrap_or(question);
     // Each piece between spaces, the byte range of its letters, whether they are one capitalized
     // word ("Fusion?" → "Fusion"), and whether the piece is inside quotes.
     let mut quoted = false;
@@ -2181,7 +2183,7 @@ pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns)
         }
         if !words.iter().all(common) {
             // A word the prose never writes: the question stays whole.
-            return with_the(question, counted);
+            return with_the(question, counted, casing);
         }
         for i in run {
             lowered[i] = pieces[i].3;
@@ -2203,7 +2205,7 @@ pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns)
             }
         })
         .collect();
-    with_the(&cased.join(" "), counted)
+    with_the(&cased.join(" "), counted, casing)
 }
 
 /// Prepositions whose bare singular object takes "the" ("to robot" → "to the robot").
@@ -2221,6 +2223,20 @@ const OTHER_PREPOSITIONS: &[&str] = &[
     "toward", "towards", "upon", "versus", "by", "as",
 ];
 
+/// "What is Hydra in Jupyter Notebooks?", "What is Whisper for real-time streaming?": a name the
+/// book gives a tool ([`BookCasing::names`]), then where or what for, asks how to use it there
+/// ("How do I use Hydra in Jupyter Notebooks?"). Only a one-word name: "Complementary Role with
+/// Gazebo" is a thing.
+fn name_in_use(question: &str, casing: &BookCasing) -> Option<String> {
+    let body = question.strip_prefix("What is ")?.strip_suffix('?')?;
+    let mut words = body.splitn(3, ' ');
+    let (name, setting) = (words.next()?, words.next()?);
+    let rest = words.next().filter(|r| !r.trim().is_empty())?;
+    let named = capitalized(name) && listed_in(&casing.names, &name.to_lowercase());
+    (named && ["in", "for", "with"].contains(&setting) && !rest.starts_with(char::is_numeric))
+        .then(|| format!("How do I use {body}?"))
+}
+
 /// What the book's prose says of its heading words as nouns (`index-builder`'s
 /// `casing::counted_nouns`): which it counts ("a workspace", "an image"), and which of those it
 /// also writes in the plural, kinds of thing with many members ("robots", "categories").
@@ -2230,6 +2246,10 @@ pub struct CountedNouns {
     pub words: Vec<String>,
     /// Those of `words` the book also writes in the plural, sorted.
     pub kinds: Vec<String>,
+    /// Phrases of two or three heading words (lowercase, one space between) the book's prose
+    /// writes without an article more often than with one ("dark mode", "front matter"), sorted:
+    /// a follow-up names them bare too ("What is dark mode?").
+    pub bare: Vec<String>,
 }
 
 impl CountedNouns {
@@ -2245,6 +2265,11 @@ impl CountedNouns {
         self.kinds
             .binary_search_by(|w| w.as_str().cmp(word))
             .is_ok()
+    }
+
+    /// Whether the book writes `phrase` without an article.
+    fn written_bare(&self, phrase: &[&str]) -> bool {
+        listed_in(&self.bare, &phrase.join(" ").to_lowercase())
     }
 }
 
@@ -2262,9 +2287,12 @@ const DETERMINERS: &[&str] = &[
 /// head (its last word, before a preposition or the end) must be a plain lowercase singular noun
 /// that `counted` (the book's counted nouns, sorted) or [`THING_NOUNS`] / [`COUNTED_NOUNS`] list;
 /// mass nouns ("physics", "quantization"), names ("Isaac Sim"), plurals and anything quoted stay
-/// as they are. After "What is" the thing takes "the" only when it is two words or more; one
-/// counted word takes "a" or "an" ("What is model?" asks what a model is: "What is a model?").
-fn with_the(question: &str, counted: &CountedNouns) -> String {
+/// as they are. A phrase kept in title case for a name in it ("Gazebo Environment Structure")
+/// takes "the" when its head is a word the book writes in lowercase (`casing`), or an interface
+/// ("Docusaurus Client API"). After "What is" the thing takes "the" only when it is two words or
+/// more; one counted word takes "a" or "an" ("What is model?" asks what a model is: "What is a
+/// model?").
+fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> String {
     let (prefix, body) = if let Some(rest) = question.strip_prefix("What is ") {
         ("What is", rest)
     } else if let Some(rest) = question.strip_prefix("How do I ") {
@@ -2302,8 +2330,11 @@ fn with_the(question: &str, counted: &CountedNouns) -> String {
         }
         _ => starts.push((0, false)),
     }
+    let capital = |w: Option<&&str>| w.is_some_and(|w| w.starts_with(char::is_uppercase));
     for (i, w) in words.iter().enumerate() {
-        if OBJECT_PREPOSITIONS.contains(w) && i >= starts[0].0 {
+        // "URDF to USD Import Pipeline": a preposition between capitals is inside a name.
+        let in_name = i > 0 && capital(words.get(i - 1)) && capital(words.get(i + 1));
+        if OBJECT_PREPOSITIONS.contains(w) && i >= starts[0].0 && !in_name {
             starts.push((i + 1, true));
         }
     }
@@ -2316,7 +2347,7 @@ fn with_the(question: &str, counted: &CountedNouns) -> String {
     // One counted word, the whole thing asked about: "What is robot?" asks what a robot is when
     // the book has robots (a kind of thing: "a" or "an"), and "What is architecture?" asks about
     // the one architecture the book describes when it never writes "architectures" ("the").
-    if prefix == "What is" && words.len() == 1 && counted_phrase(&words, counted, true) {
+    if prefix == "What is" && words.len() == 1 && counted_phrase(&words, counted, casing, true) {
         let article = if counted.is_kind(words[0]) {
             indefinite_article(words[0])
         } else {
@@ -2350,7 +2381,7 @@ fn with_the(question: &str, counted: &CountedNouns) -> String {
             && phrase
                 .iter()
                 .all(|w| w.chars().all(|c| c.is_ascii_lowercase()));
-        if set_up_object || counted_phrase(phrase, counted, single_ok) {
+        if set_up_object || counted_phrase(phrase, counted, casing, single_ok) {
             the_before.push(start);
         }
     }
@@ -2387,11 +2418,24 @@ fn indefinite_article(word: &str) -> &'static str {
 
 /// Whether a bare noun phrase (`phrase`, at most five words) names one counted thing: see
 /// [`with_the`]. A single word qualifies only when `single_ok`.
-fn counted_phrase(phrase: &[&str], counted: &CountedNouns, single_ok: bool) -> bool {
+fn counted_phrase(
+    phrase: &[&str],
+    counted: &CountedNouns,
+    casing: &BookCasing,
+    single_ok: bool,
+) -> bool {
+    /// Interfaces a book has one of, named after what they belong to ("the Compose API").
+    const INTERFACES: &[&str] = &["API", "CLI", "GUI", "SDK"];
     let first = phrase[0].to_lowercase();
     let head = phrase[phrase.len() - 1];
+    let lower_head = head.to_lowercase();
     let listed =
         |w: &str| counted.counts(w) || THING_NOUNS.contains(&w) || COUNTED_NOUNS.contains(&w);
+    // "Structure" of "Gazebo Environment Structure": capitalized only by the heading's title
+    // case, as the book's prose writes it in lowercase; "Sim" of "Isaac Sim" is a name.
+    let common_head = head.chars().all(|c| c.is_ascii_lowercase())
+        || (phrase.len() >= 2 && capitalized(head) && listed_in(&casing.lowercase, &lower_head));
+    let interface = phrase.len() >= 2 && INTERFACES.contains(&head);
     (phrase.len() >= 2 || single_ok)
         && phrase.len() <= 5
         && !DETERMINERS.contains(&first.as_str())
@@ -2400,9 +2444,12 @@ fn counted_phrase(phrase: &[&str], counted: &CountedNouns, single_ok: bool) -> b
         && !phrase
             .iter()
             .any(|w| matches!(*w, "and" | "or" | "vs" | "versus"))
-        && head.chars().all(|c| c.is_ascii_lowercase())
-        && !head.ends_with('s')
-        && listed(head)
+        && !counted.written_bare(phrase)
+        && (interface
+            || (common_head
+                && lower_head.chars().all(|c| c.is_ascii_lowercase())
+                && !plural_form(&lower_head)
+                && listed(&lower_head)))
 }
 
 #[cfg(test)]
@@ -3368,10 +3415,11 @@ mod tests {
             cased("How do I simulate Cameras in Unity?"),
             "How do I simulate cameras in Unity?"
         );
-        // "and" between capitalized words joins them into one run.
+        // "and" between capitalized words joins them into one run (and a named tool for a
+        // purpose is asked how to use).
         assert_eq!(
             cased("What is Unity for Sensor and Rendering?"),
-            "What is Unity for sensor and rendering?"
+            "How do I use Unity for sensor and rendering?"
         );
         assert_eq!(
             cased("What is Sensor and Unity Rendering?"),
@@ -3501,6 +3549,7 @@ mod tests {
         CountedNouns {
             words: words.iter().map(|w| w.to_string()).collect(),
             kinds: kinds.iter().map(|w| w.to_string()).collect(),
+            bare: Vec::new(),
         }
     }
 
@@ -3568,8 +3617,13 @@ mod tests {
             "How do I set up the onboard computer?"
         );
         assert_eq!(
+            set_up("How do I set up Isaac Sim?"),
+            "How do I set up Isaac Sim?"
+        );
+        // An interface named after its product is the one the book describes.
+        assert_eq!(
             set_up("How do I set up Isaac SDK?"),
-            "How do I set up Isaac SDK?"
+            "How do I set up the Isaac SDK?"
         );
         assert_eq!(
             set_up("How do I set up dual-boot?"),
@@ -3622,6 +3676,73 @@ mod tests {
             "Why does the robot fall?",
         ] {
             assert_eq!(in_book_case(q, &none, &counted), q);
+        }
+        // A tool the book names, in a setting: how to use it there.
+        let tools = casing(&["notebooks"], &["hydra", "jupyter"]);
+        assert_eq!(
+            in_book_case(
+                "What is Hydra in Jupyter Notebooks?",
+                &tools,
+                &CountedNouns::default()
+            ),
+            "How do I use Hydra in Jupyter Notebooks?"
+        );
+        for q in [
+            "What is Complementary Role with Gazebo?",
+            "What is Hydra in 2024?",
+            "What is Jupyter?",
+        ] {
+            assert_eq!(in_book_case(q, &tools, &CountedNouns::default()), q);
+        }
+        // A phrase the book writes without an article stays bare ("What is dark mode?").
+        let mode = CountedNouns {
+            bare: vec!["dark mode".to_string()],
+            ..nouns(&["mode"], &[])
+        };
+        assert_eq!(
+            in_book_case("What is dark mode?", &none, &mode),
+            "What is dark mode?"
+        );
+        assert_eq!(
+            in_book_case("What is color mode?", &none, &mode),
+            "What is the color mode?"
+        );
+        // A preposition between capitals is part of a name.
+        assert_eq!(
+            in_book_case(
+                "What is URDF to USD Import Pipeline?",
+                &casing(&["import", "pipeline"], &["urdf", "usd"]),
+                &nouns(&["pipeline"], &[])
+            ),
+            "What is the URDF to USD import pipeline?"
+        );
+        // A singular ending in s ("process", "class") is counted like any other.
+        assert_eq!(
+            in_book_case(
+                "What is migration process?",
+                &none,
+                &nouns(&["process"], &[])
+            ),
+            "What is the migration process?"
+        );
+        // A phrase kept in title case for the name in it takes "the" when its head is a word the
+        // book writes in lowercase, or an interface; a name's last word ("Sim") does not.
+        let named = casing(&["environment", "structure"], &["gazebo", "isaac", "sim"]);
+        let structure = nouns(&["structure", "sim"], &[]);
+        for (q, asked) in [
+            (
+                "What is Gazebo Environment Structure?",
+                "What is the Gazebo Environment Structure?",
+            ),
+            (
+                "What is Docusaurus Client API?",
+                "What is the Docusaurus Client API?",
+            ),
+            ("What is Isaac Sim?", "What is Isaac Sim?"),
+            ("What is API?", "What is API?"),
+            ("What is Sim?", "What is Sim?"),
+        ] {
+            assert_eq!(in_book_case(q, &named, &structure), asked, "{q}");
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use book_answer::phrasing::{capitalized, BookCasing, CountedNouns};
+use book_answer::phrasing::{capitalized, plural_form, BookCasing, CountedNouns};
 use book_retrieval::analyzer::analyze;
 
 use crate::chunker::BuiltChunk;
@@ -101,8 +101,9 @@ const AFTER_NOUN: &[&str] = &[
 ];
 
 /// The heading words (lowercase, singular) that the book's prose uses as things one counts: at
-/// least [`MIN_COUNTED`] times right after "a" or "an", the phrase ending there ("a workspace.",
-/// "an image that …"; not "a control loop", where the word modifies another). Sorted, distinct.
+/// least [`MIN_COUNTED`] times as the head of a phrase opened by "a" or "an" ([`phrase_head`]:
+/// "a workspace.", "an image that …", "a ROS 2 workspace for …"; "loop", not "control", in "a
+/// control loop", where the word modifies another). Sorted, distinct.
 /// A follow-up names such a thing with "the" ("How do I create the workspace?"); a mass noun
 /// ("physics", "fusion") the book never counts stays bare. `kinds` are the counted words the
 /// prose also writes in the plural ("workspaces", "categories") at least [`MIN_COUNTED`] times:
@@ -113,7 +114,7 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
     let mut wanted: HashMap<String, usize> = HashMap::new();
     for w in heading_texts(chunks).flat_map(words_of) {
         let w = w.to_lowercase();
-        if w.len() >= 3 && !w.ends_with('s') {
+        if w.len() >= 3 && !plural_form(&w) {
             wanted.entry(w).or_default();
         }
     }
@@ -130,20 +131,11 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
                     }
                 }
             }
-            for (i, pair) in tokens.windows(2).enumerate() {
-                if !matches!(pair[0], "a" | "an" | "A" | "An") {
+            for (i, article) in tokens.iter().enumerate() {
+                if !matches!(*article, "a" | "an" | "A" | "An") {
                     continue;
                 }
-                let token = pair[1];
-                let word = token.trim_end_matches(|c: char| ",.;:)!?".contains(c));
-                if word.is_empty() || !word.chars().all(|c| c.is_ascii_lowercase()) {
-                    continue;
-                }
-                let phrase_ends = word.len() < token.len()
-                    || tokens
-                        .get(i + 2)
-                        .is_none_or(|next| AFTER_NOUN.contains(next));
-                if let Some(n) = wanted.get_mut(word).filter(|_| phrase_ends) {
+                if let Some(n) = phrase_head(&tokens[i + 1..]).and_then(|w| wanted.get_mut(w)) {
                     *n += 1;
                 }
             }
@@ -155,7 +147,66 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
         .filter(|w| plurals.get(*w).is_some_and(|&n| n >= MIN_COUNTED))
         .cloned()
         .collect();
-    CountedNouns { words, kinds }
+    CountedNouns {
+        words,
+        kinds,
+        bare: bare_phrases(chunks),
+    }
+}
+
+/// Words that give the noun phrase after them an article, or stand for one ([`bare_phrases`]).
+const ARTICLES: &[&str] = &[
+    "the", "a", "an", "this", "that", "your", "its", "our", "their", "each", "every", "any", "no",
+];
+
+/// Words after which a noun phrase is bare ("in dark mode", "enable dark mode"; also the start of
+/// a line): a phrase after another word ("Optuna sweeper plugin") is part of a longer one.
+const BEFORE_BARE: &[&str] = &[
+    "in", "on", "for", "with", "to", "from", "of", "by", "into", "about", "via", "without",
+    "using", "use", "uses", "enable", "enables", "support", "supports", "and", "or", "is", "are",
+];
+
+/// The phrases of two or three words of a heading that the prose writes without an article
+/// ("supports dark mode", "in front matter") at least [`MIN_COUNTED`] times, and at least twice as
+/// often as after one ("the dark mode", "the page's front matter"), sorted.
+fn bare_phrases(chunks: &[BuiltChunk]) -> Vec<String> {
+    let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
+    for h in heading_texts(chunks) {
+        let words: Vec<String> = words_of(h).map(str::to_lowercase).collect();
+        for n in 2..=3 {
+            for w in words.windows(n) {
+                counts.entry(w.join(" ")).or_default();
+            }
+        }
+    }
+    for c in chunks {
+        for line in book_answer::text::prose_lines(&c.chunk.text) {
+            let tokens: Vec<&str> = line.split_whitespace().collect();
+            let words: Vec<String> = tokens
+                .iter()
+                .map(|t| {
+                    t.trim_matches(|c: char| !c.is_alphanumeric())
+                        .to_lowercase()
+                })
+                .collect();
+            for n in 2..=3 {
+                for (i, w) in words.windows(n).enumerate() {
+                    if let Some((bare, with_article)) = counts.get_mut(&w.join(" ")) {
+                        let before = if i > 0 { words[i - 1].as_str() } else { "" };
+                        let possessive = i > 0 && tokens[i - 1].ends_with("'s");
+                        if ARTICLES.contains(&before) || possessive {
+                            *with_article += 1;
+                        } else if i == 0 || BEFORE_BARE.contains(&before) {
+                            *bare += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    sorted_where(counts, |&(bare, with_article)| {
+        bare >= MIN_COUNTED && bare >= 2 * with_article
+    })
 }
 
 /// The singulars a plural may be spelled from, most likely first ("categories" → "category",
@@ -178,6 +229,42 @@ fn singulars(word: &str) -> Vec<String> {
             .map(str::to_string),
     );
     out
+}
+
+/// Words that end a sentence after a noun phrase ("use a plugin instead."): not its head.
+const ADVERBS: &[&str] = &[
+    "instead", "too", "also", "again", "here", "there", "now", "later", "yet", "already", "anyway",
+    "though", "well", "away", "once", "twice", "alone", "together", "first", "below", "above",
+    "before", "after", "either", "else", "back", "out", "up", "down", "off", "on", "in", "locally",
+    "globally",
+];
+
+/// Words a noun phrase may hold before its head: after "a" or "an", the phrase "a ROS 2
+/// workspace" has two.
+const MAX_MODIFIERS: usize = 2;
+
+/// The head of the noun phrase that opens `tokens` (the words after "a" or "an"): its last word, a
+/// plain lowercase word where the phrase ends (punctuation, or a word of [`AFTER_NOUN`], or the
+/// line's end), after at most [`MAX_MODIFIERS`] plain words ("a workspace.", "a ROS 2
+/// workspace for …", "a control loop and …"; not "a physics engine's").
+fn phrase_head<'t>(tokens: &[&'t str]) -> Option<&'t str> {
+    for (j, token) in tokens.iter().take(MAX_MODIFIERS + 1).enumerate() {
+        let word = token.trim_end_matches(|c: char| ",.;:)!?".contains(c));
+        let plain = !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '-');
+        if !plain || AFTER_NOUN.contains(&word) {
+            return None;
+        }
+        let ends = word.len() < token.len()
+            || tokens
+                .get(j + 1)
+                .is_none_or(|next| AFTER_NOUN.contains(next));
+        if ends {
+            // "a plugin instead.", "a robot too,": an adverb ends the sentence, not a noun.
+            let adverb = j > 0 && (word.ends_with("ly") || ADVERBS.contains(&word));
+            return (word.chars().all(|c| c.is_ascii_lowercase()) && !adverb).then_some(word);
+        }
+    }
+    None
 }
 
 /// The words whose counts `keep` accepts, sorted.
@@ -439,6 +526,11 @@ mod tests {
             ),
             chunk("Practice", "A practice, a practice"),
             chunk(
+                "Migration Process",
+                "Run a ROS 2 process for each robot, then a migration process. \
+                 An extra long migration process once.",
+            ),
+            chunk(
                 "Workspaces",
                 "Both workspaces build; the workspaces share a practice.",
             ),
@@ -452,11 +544,33 @@ mod tests {
         // "a control loop": the word modifies another; "a physics engine's": likewise.
         assert!(!counted.contains(&"control".to_string()), "{counted:?}");
         assert!(!counted.contains(&"physics".to_string()), "{counted:?}");
+        // "a ROS 2 process for" and "a migration process." (two words before the head at most:
+        // "An extra long migration process" counts nothing), and a singular ending in s.
+        assert!(counted.contains(&"process".to_string()), "{counted:?}");
+        assert!(!counted.contains(&"migration".to_string()), "{counted:?}");
         // "an image is" once: under the minimum, and "image" is in no heading anyway.
         assert!(!counted.contains(&"image".to_string()), "{counted:?}");
         assert!(counted.windows(2).all(|w| w[0] < w[1]));
         // "workspaces" twice: a kind of thing; "practice" is never plural.
         assert_eq!(nouns.kinds, ["workspace"]);
+    }
+
+    #[test]
+    fn phrases_the_book_writes_bare_are_listed() {
+        let chunks = [
+            chunk(
+                "Dark Mode and Color Mode",
+                "Enable dark mode here. It works in dark mode, and the dark mode toggle is red. \
+                 Set the color mode, read the color mode, or pick a theme with color mode.",
+            ),
+            chunk(
+                "Optuna Sweeper Plugin",
+                "The Optuna sweeper plugin runs. The Nevergrad sweeper plugin too.",
+            ),
+        ];
+        let bare = counted_nouns(&chunks).bare;
+        // Twice bare, once after "the": bare; "color mode" is more often determined.
+        assert_eq!(bare, ["dark mode"], "{bare:?}");
     }
 
     #[test]
