@@ -1798,7 +1798,8 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
 }
 
 /// "How do I set up the microphone?" for "Microphone Setup", "How do I install …?" for "…
-/// Installation", "Where should I place the IMU?" for "IMU Placement": the task a reader asks
+/// Installation", "How do I verify …?", "… validate …?", "… check …?" for "… Verification", "…
+/// Validation", "… Check", "Where should I place the IMU?" for "IMU Placement": the task a reader asks
 /// about, not "What is microphone setup?". Not "… Configuration": "Structured Config" names a
 /// thing. Not when a qualifier says which setup ("Initial setup", "First Launch Setup"), when the
 /// first word is a verb ("Test Installation"), or when the heading names no one thing ("Unboxing
@@ -1827,6 +1828,9 @@ fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
         "setup" | "set-up" => "set up",
         "installation" => "install",
         "placement" => "place",
+        "verification" => "verify",
+        "validation" => "validate",
+        "check" => "check",
         _ => return None,
     };
     let qualified = thing
@@ -1835,7 +1839,9 @@ fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
     // "Composition order of primary config", "Printing the configuration": no one thing.
     let joined = thing.iter().any(|w| {
         ["and", "or", "&", ""].contains(&w.as_str()) || DANGLING_WORDS.contains(&w.as_str())
-    }) || thing.first().is_some_and(|w| w.ends_with("ing"));
+    }) || thing.first().is_some_and(|w| w.ends_with("ing"))
+        // "Pre-Demo Validation": when, not what.
+        || thing.first().is_some_and(|w| w.starts_with("pre-") || w.starts_with("post-"));
     if thing.is_empty()
         || thing.len() > 4
         || qualified
@@ -2788,6 +2794,13 @@ mod tests {
             ("First Launch Setup", Some("What is First Launch Setup?")),
             ("Printing the Setup", None),
             ("IMU Placement", Some("Where should I place the IMU?")),
+            (
+                "Installation Verification",
+                Some("How do I verify Installation?"),
+            ),
+            ("System Health Check", Some("How do I check System Health?")),
+            ("Final Check", Some("What is Final Check?")),
+            ("Pre-Demo Validation", Some("What is Pre-Demo Validation?")),
             (
                 "Launch Configuration",
                 Some("What is Launch Configuration?"),

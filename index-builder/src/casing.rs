@@ -388,7 +388,7 @@ fn count(
                         *mid_capital += 1;
                     }
                 }
-                if word == lower && !lowercase.contains(&lower) {
+                if word == lower {
                     lowercase.insert(lower);
                 }
             }
