@@ -885,6 +885,58 @@ fn split_label<'h>(
     (!rest.is_empty()).then_some((*label, rest))
 }
 
+/// Auxiliaries: a problem stated with one has its verb ("… is not responding").
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "does", "do", "did", "can", "cannot", "could",
+    "will", "would", "should", "has", "have", "had", "may", "might", "must",
+];
+
+/// A problem stated the telegraphic way a heading states it, with the verb it leaves out: "ROS 2
+/// commands not found" → "ROS 2 commands are not found", "voice not recognized" → "voice is not
+/// recognized", "latency too high" → "latency is too high". Not when a verb is there ("action
+/// server is not responding", "planning takes too long"), nor inside quotes.
+fn with_copula(problem: &str) -> String {
+    let words: Vec<&str> = problem.split(' ').collect();
+    let Some(at) = words
+        .iter()
+        .position(|w| ["not", "too"].contains(&w.to_lowercase().as_str()))
+    else {
+        return problem.to_string();
+    };
+    let before = &words[..at];
+    // The subject's head: the word before, past a parenthesis ("speech recognition (Whisper)").
+    let head = before
+        .iter()
+        .rev()
+        .find(|w| !(w.starts_with('(') || w.ends_with(')')))
+        .map(|w| w.to_lowercase());
+    let Some(head) = head else {
+        return problem.to_string();
+    };
+    let stated = before.iter().any(|w| {
+        let w = w.to_lowercase();
+        AUXILIARIES.contains(&w.as_str()) || w.contains(['"', '“', '”'])
+    });
+    // "planning takes too long": a verb before "too" (a plural subject with "too" is rare).
+    let verb_before_too = words[at].eq_ignore_ascii_case("too") && head.ends_with('s');
+    if stated || verb_before_too || before.is_empty() {
+        return problem.to_string();
+    }
+    // In a title-case heading's casing ("Voice Is Not Recognized"), which the book's casing
+    // lowers as one run or keeps whole.
+    let copula = match (
+        plural_form(&head),
+        words[at].starts_with(char::is_uppercase),
+    ) {
+        (true, false) => "are",
+        (false, false) => "is",
+        (true, true) => "Are",
+        (false, true) => "Is",
+    };
+    let (subject, rest) = words.split_at(at);
+    format!("{} {copula} {}", subject.join(" "), rest.join(" "))
+}
+
 /// "What should I do when …?" for a problem stated with a verb ("Ubuntu Installer Shows …"), else
 /// "What should I do about …?" ("Windows Boot Entry Missing from GRUB").
 fn problem_question(problem: &str) -> String {
@@ -897,7 +949,10 @@ fn problem_question(problem: &str) -> String {
             .contains(&w.as_str())
     });
     if stated {
-        format!("What should I do when {}?", lower_first(problem))
+        format!(
+            "What should I do when {}?",
+            with_copula(&lower_first(problem))
+        )
     } else {
         what_to_do_about(problem, lower_initial(problem))
     }
@@ -1112,7 +1167,10 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
         return about(lower_initial(h));
     }
     if trouble || problem {
-        return Some(Some(format!("What should I do when {}?", lower_first(h))));
+        return Some(Some(format!(
+            "What should I do when {}?",
+            with_copula(&lower_first(h))
+        )));
     }
     // "No Shared Standard Between Robot Types": a lack stated as a heading, not a thing; "URDF =
     // Robot's Skeleton Blueprint": an equation of two things.
@@ -1527,6 +1585,9 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         if let Some(q) = reader_phrase(&h, &lower_words) {
             return q;
         }
+        if let Some(q) = which_question(&words, &lower_words) {
+            return Some(q);
+        }
         let last = lower_words[lower_words.len() - 1].as_str();
         let about_the_book = BOOK_PARTS.contains(&lower_words[0].as_str())
             && !lower_words
@@ -1795,6 +1856,89 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     let one = ["a", "an"].contains(&lower_words[0].as_str());
     let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
+}
+
+/// Participles that say which members of a list a section lists ("Supported Languages", "Removed
+/// fields"), and the tense a reader asks about them in.
+const WHICH_PARTICIPLES: &[(&str, &str)] = &[
+    ("supported", "are"),
+    ("available", "are"),
+    ("required", "are"),
+    ("recommended", "are"),
+    ("deprecated", "are"),
+    ("removed", "were"),
+    ("renamed", "were"),
+];
+
+/// Kinds of resource a book lists for further reading or work, and what a reader does with one
+/// ("Research Papers" → "Which research papers should I read?"); "labs" only "to follow" ("Lambda
+/// Labs" is a company).
+const RESOURCES: &[(&str, &str)] = &[
+    ("papers", "read"),
+    ("books", "read"),
+    ("articles", "read"),
+    ("newsletters", "follow"),
+    ("venues", "follow"),
+    ("conferences", "follow"),
+    ("journals", "follow"),
+    ("podcasts", "follow"),
+    ("communities", "join"),
+    ("libraries", "use"),
+    ("repositories", "use"),
+    ("datasets", "use"),
+    ("courses", "take"),
+];
+
+/// A section that lists members of a kind, asked which: "Supported Languages" → "Which languages
+/// are supported?", "Removed fields" → "Which fields were removed?", "Recommended config" → "Which
+/// config is recommended?", "Research Papers" → "Which research papers should I read?", "Research
+/// Labs to Follow" → "Which research labs should I follow?" (were "What are supported
+/// languages?", "What are Research Papers?": a definition of a list).
+fn which_question(words: &[&str], lower_words: &[String]) -> Option<String> {
+    let n = words.len();
+    if let Some(&(_, tense)) = WHICH_PARTICIPLES.iter().find(|(p, _)| *p == lower_words[0]) {
+        let kind = &words[1..];
+        let plain = (1..=2).contains(&kind.len())
+            && kind
+                .iter()
+                .all(|w| w.chars().all(|c| c.is_alphanumeric() || ".-_".contains(c)));
+        if !plain {
+            return None;
+        }
+        let verb = match (tense, plural_form(&lower_words[n - 1])) {
+            ("were", true) => "were",
+            ("were", false) => "was",
+            (_, true) => "are",
+            (_, false) => "is",
+        };
+        return Some(format!(
+            "Which {} {verb} {}?",
+            kind.join(" "),
+            lower_words[0]
+        ));
+    }
+    let (kind_len, todo) = match lower_words {
+        [.., to, verb]
+            if to == "to" && ["follow", "read", "use", "know"].contains(&verb.as_str()) =>
+        {
+            (n - 2, Some(verb.as_str()))
+        }
+        _ => (n, None),
+    };
+    if !(1..=3).contains(&kind_len) {
+        return None;
+    }
+    let noun = lower_words[kind_len - 1].as_str();
+    let listed = RESOURCES.iter().find(|(r, _)| *r == noun).map(|(_, v)| *v);
+    let verb = match (listed, todo) {
+        (Some(verb), None) => verb,
+        (_, Some(verb)) if listed.is_some() || noun == "labs" => verb,
+        _ => return None,
+    };
+    let modifiers_plain = lower_words[..kind_len - 1]
+        .iter()
+        .all(|w| !DETERMINERS.contains(&w.as_str()) && !NUMBER_WORDS.contains(&w.as_str()));
+    modifiers_plain.then(|| format!("Which {} should I {verb}?", words[..kind_len].join(" ")))
 }
 
 /// "How do I set up the microphone?" for "Microphone Setup", "How do I install …?" for "…
@@ -2596,7 +2740,7 @@ mod tests {
         );
         assert_eq!(
             follow_up("79. setup.bash not found after ROS 2 install").as_deref(),
-            Some("What should I do when setup.bash not found after ROS 2 install?")
+            Some("What should I do when setup.bash is not found after ROS 2 install?")
         );
         assert_eq!(
             follow_up("Error Handling").as_deref(),
@@ -2667,6 +2811,23 @@ mod tests {
                 Some("How do I calculate Inertia?"),
             ),
             ("Step 1: Clone and Build", None),
+            // A list of members of a kind is asked which.
+            (
+                "Supported Cameras (2026 Market)",
+                Some("Which Cameras are supported?"),
+            ),
+            ("Removed fields", Some("Which fields were removed?")),
+            ("Recommended config", Some("Which config is recommended?")),
+            (
+                "Research Papers",
+                Some("Which Research Papers should I read?"),
+            ),
+            (
+                "Research Labs to Follow",
+                Some("Which Research Labs should I follow?"),
+            ),
+            ("Lambda Labs", Some("What are Lambda Labs?")),
+            ("Five Papers", Some("What are the five Papers?")),
             // A qualifier before the colon: the topic follows it. A label is a whole word
             // ("Experimental" is not "Experiment al:"); a Roman numeral or a number word numbers it.
             (
@@ -3074,7 +3235,7 @@ mod tests {
     fn a_heading_saying_not_is_a_problem() {
         assert_eq!(
             follow_up("NVIDIA Driver Not Detected After Ubuntu Install").as_deref(),
-            Some("What should I do when NVIDIA Driver Not Detected After Ubuntu Install?")
+            Some("What should I do when NVIDIA Driver Is Not Detected After Ubuntu Install?")
         );
         assert_eq!(follow_up("What Not to Do"), None);
         // Advice: what to do, not what to do instead.
@@ -3201,7 +3362,7 @@ mod tests {
             ),
             (
                 "36. Voice pipeline end-to-end latency too high",
-                "What should I do when Voice pipeline end-to-end latency too high?",
+                "What should I do when Voice pipeline end-to-end latency is too high?",
             ),
             (
                 "85. Power limit or throttling issues with NVIDIA GPU",
@@ -3563,6 +3724,36 @@ mod tests {
             words: words.iter().map(|w| w.to_string()).collect(),
             kinds: kinds.iter().map(|w| w.to_string()).collect(),
             bare: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn telegraphic_problems_get_their_verb() {
+        for (problem, stated) in [
+            ("ROS 2 commands not found", "ROS 2 commands are not found"),
+            ("voice not recognized", "voice is not recognized"),
+            (
+                "speech recognition (Whisper) not accurate",
+                "speech recognition (Whisper) is not accurate",
+            ),
+            (
+                "Sim environment too simplistic",
+                "Sim environment is too simplistic",
+            ),
+            // A verb already there, a quote, nothing before: as it was.
+            (
+                "ROS 2 action server is not responding",
+                "ROS 2 action server is not responding",
+            ),
+            ("planning takes too long", "planning takes too long"),
+            (
+                "pip install fails with \"Could not build wheels\"",
+                "pip install fails with \"Could not build wheels\"",
+            ),
+            ("Voice Not Recognized", "Voice Is Not Recognized"),
+            ("not found", "not found"),
+        ] {
+            assert_eq!(with_copula(problem), stated, "{problem}");
         }
     }
 
