@@ -885,7 +885,8 @@ fn split_label<'h>(
     (!rest.is_empty()).then_some((*label, rest))
 }
 
-/// Auxiliaries: a problem stated with one has its verb ("… is not responding").
+/// Auxiliaries: a problem stated with one has its verb ("… is not responding"); a question
+/// heading writes the one after its question word in lowercase ("What is …", "How does …").
 const AUXILIARIES: &[&str] = &[
     "is", "are", "was", "were", "be", "been", "does", "do", "did", "can", "cannot", "could",
     "will", "would", "should", "has", "have", "had", "may", "might", "must",
@@ -919,7 +920,7 @@ fn with_copula(problem: &str) -> String {
     });
     // "planning takes too long": a verb before "too" (a plural subject with "too" is rare).
     let verb_before_too = words[at].eq_ignore_ascii_case("too") && head.ends_with('s');
-    if stated || verb_before_too || before.is_empty() {
+    if stated || verb_before_too {
         return problem.to_string();
     }
     // In a title-case heading's casing ("Voice Is Not Recognized"), which the book's casing
@@ -1778,7 +1779,7 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
     }
     // "Microphone Setup", "RealSense D455 ROS 2 Installation": a task named by its noun.
     if reader {
-        if let Some(q) = setup_task(&words, &lower_words) {
+        if let Some(q) = noun_task(&words, &lower_words) {
             return Some(q);
         }
     }
@@ -1948,7 +1949,7 @@ fn which_question(words: &[&str], lower_words: &[String]) -> Option<String> {
 /// thing. Not when a qualifier says which setup ("Initial setup", "First Launch Setup"), when the
 /// first word is a verb ("Test Installation"), or when the heading names no one thing ("Unboxing
 /// and Battery Installation", "Printing the Setup").
-fn setup_task(words: &[&str], lower_words: &[String]) -> Option<String> {
+fn noun_task(words: &[&str], lower_words: &[String]) -> Option<String> {
     // Besides `LONE_QUALIFIERS`: words that make the setup one of several ("Quick Setup",
     // "Example Installation"), not the setting up of one thing.
     const QUALIFIERS: &[&str] = &[
@@ -2115,9 +2116,6 @@ fn command(h: &str) -> Option<String> {
 /// Physical AI?" → "What is Physical AI?", "How Does Discovery Work?" → "How does Discovery
 /// Work?" (the rest is the book's casing, `in_book_case`).
 fn question_case(h: &str) -> String {
-    const AUXILIARIES: &[&str] = &[
-        "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "will", "would",
-    ];
     let mut words = h.splitn(3, ' ');
     let (Some(first), Some(second)) = (words.next(), words.next()) else {
         return h.to_string();
@@ -2251,6 +2249,14 @@ fn listed_in(list: &[String], word: &str) -> bool {
     list.binary_search_by(|w| w.as_str().cmp(word)).is_ok()
 }
 
+/// A section's follow-up (`question`, from [`section_follow_up`]) as a reader of this book asks
+/// it: a tool the book names, in a setting, asked how to use there ([`name_in_use`]), then in the
+/// book's casing and with its articles ([`in_book_case`]). What the index builder offers.
+pub fn as_book_asks(question: &str, casing: &BookCasing, counted: &CountedNouns) -> String {
+    let used = name_in_use(question, casing);
+    in_book_case(used.as_deref().unwrap_or(question), casing, counted)
+}
+
 /// `question` with its capitalized words lowercased, its first word aside, where the book writes
 /// them in lowercase (`casing`): "What is Sensor Fusion?" → "What is sensor fusion?" when the
 /// book's prose says "sensor fusion". All or none within each run of capitalized words side by
@@ -2261,8 +2267,6 @@ fn listed_in(list: &[String], word: &str) -> bool {
 /// phrase never mixes the two. Quoted text ("ImportError: No module named …") and tags ("<Head/>")
 /// are never changed.
 pub fn in_book_case(question: &str, casing: &BookCasing, counted: &CountedNouns) -> String {
-    let used = name_in_use(question, casing);
-    let question = used.as_deref().unwrap_or(question);
     // Each piece between spaces, the byte range of its letters, whether they are one capitalized
     // word ("Fusion?" → "Fusion"), and whether the piece is inside quotes.
     let mut quoted = false;
@@ -2583,8 +2587,11 @@ fn counted_phrase(
         |w: &str| counted.counts(w) || THING_NOUNS.contains(&w) || COUNTED_NOUNS.contains(&w);
     // "Structure" of "Gazebo Environment Structure": capitalized only by the heading's title
     // case, as the book's prose writes it in lowercase; "Sim" of "Isaac Sim" is a name.
-    let common_head = head.chars().all(|c| c.is_ascii_lowercase())
-        || (phrase.len() >= 2 && capitalized(head) && listed_in(&casing.lowercase, &lower_head));
+    let common_head = lower_head.chars().all(|c| c.is_ascii_lowercase())
+        && (head == lower_head
+            || (phrase.len() >= 2
+                && capitalized(head)
+                && listed_in(&casing.lowercase, &lower_head)));
     let interface = phrase.len() >= 2 && INTERFACES.contains(&head);
     (phrase.len() >= 2 || single_ok)
         && phrase.len() <= 5
@@ -2595,11 +2602,7 @@ fn counted_phrase(
             .iter()
             .any(|w| matches!(*w, "and" | "or" | "vs" | "versus"))
         && !counted.written_bare(phrase)
-        && (interface
-            || (common_head
-                && lower_head.chars().all(|c| c.is_ascii_lowercase())
-                && !plural_form(&lower_head)
-                && listed(&lower_head)))
+        && (interface || (common_head && !plural_form(&lower_head) && listed(&lower_head)))
 }
 
 #[cfg(test)]
@@ -3589,11 +3592,10 @@ mod tests {
             cased("How do I simulate Cameras in Unity?"),
             "How do I simulate cameras in Unity?"
         );
-        // "and" between capitalized words joins them into one run (and a named tool for a
-        // purpose is asked how to use).
+        // "and" between capitalized words joins them into one run.
         assert_eq!(
             cased("What is Unity for Sensor and Rendering?"),
-            "How do I use Unity for sensor and rendering?"
+            "What is Unity for sensor and rendering?"
         );
         assert_eq!(
             cased("What is Sensor and Unity Rendering?"),
@@ -3884,7 +3886,7 @@ mod tests {
         // A tool the book names, in a setting: how to use it there.
         let tools = casing(&["notebooks"], &["hydra", "jupyter"]);
         assert_eq!(
-            in_book_case(
+            as_book_asks(
                 "What is Hydra in Jupyter Notebooks?",
                 &tools,
                 &CountedNouns::default()
@@ -3896,7 +3898,7 @@ mod tests {
             "What is Hydra in 2024?",
             "What is Jupyter?",
         ] {
-            assert_eq!(in_book_case(q, &tools, &CountedNouns::default()), q);
+            assert_eq!(as_book_asks(q, &tools, &CountedNouns::default()), q);
         }
         // A phrase the book writes without an article stays bare ("What is dark mode?").
         let mode = CountedNouns {

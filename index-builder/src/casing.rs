@@ -118,10 +118,12 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
             wanted.entry(w).or_default();
         }
     }
+    let mut phrases = heading_phrases(chunks);
     let mut plurals: HashMap<String, usize> = HashMap::new();
     for c in chunks {
         for line in book_answer::text::prose_lines(&c.chunk.text) {
             let tokens: Vec<&str> = line.split_whitespace().collect();
+            count_bare(&tokens, &mut phrases);
             for token in &tokens {
                 let word = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
                 if word.len() > 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
@@ -147,17 +149,11 @@ pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
         .filter(|w| plurals.get(*w).is_some_and(|&n| n >= MIN_COUNTED))
         .cloned()
         .collect();
-    CountedNouns {
-        words,
-        kinds,
-        bare: bare_phrases(chunks),
-    }
+    let bare = sorted_where(phrases, |&(bare, with_article)| {
+        bare >= MIN_COUNTED && bare >= 2 * with_article
+    });
+    CountedNouns { words, kinds, bare }
 }
-
-/// Words that give the noun phrase after them an article, or stand for one ([`bare_phrases`]).
-const ARTICLES: &[&str] = &[
-    "the", "a", "an", "this", "that", "your", "its", "our", "their", "each", "every", "any", "no",
-];
 
 /// Words after which a noun phrase is bare ("in dark mode", "enable dark mode"; also the start of
 /// a line): a phrase after another word ("Optuna sweeper plugin") is part of a longer one.
@@ -166,47 +162,46 @@ const BEFORE_BARE: &[&str] = &[
     "using", "use", "uses", "enable", "enables", "support", "supports", "and", "or", "is", "are",
 ];
 
-/// The phrases of two or three words of a heading that the prose writes without an article
-/// ("supports dark mode", "in front matter") at least [`MIN_COUNTED`] times, and at least twice as
-/// often as after one ("the dark mode", "the page's front matter"), sorted.
-fn bare_phrases(chunks: &[BuiltChunk]) -> Vec<String> {
-    let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
+/// Each phrase of two or three words of a heading (lowercase, one space between), with no
+/// count yet: how often the prose writes it bare, and how often after an article.
+fn heading_phrases(chunks: &[BuiltChunk]) -> HashMap<String, (usize, usize)> {
+    let mut phrases = HashMap::new();
     for h in heading_texts(chunks) {
         let words: Vec<String> = words_of(h).map(str::to_lowercase).collect();
         for n in 2..=3 {
             for w in words.windows(n) {
-                counts.entry(w.join(" ")).or_default();
+                phrases.entry(w.join(" ")).or_default();
             }
         }
     }
-    for c in chunks {
-        for line in book_answer::text::prose_lines(&c.chunk.text) {
-            let tokens: Vec<&str> = line.split_whitespace().collect();
-            let words: Vec<String> = tokens
-                .iter()
-                .map(|t| {
-                    t.trim_matches(|c: char| !c.is_alphanumeric())
-                        .to_lowercase()
-                })
-                .collect();
-            for n in 2..=3 {
-                for (i, w) in words.windows(n).enumerate() {
-                    if let Some((bare, with_article)) = counts.get_mut(&w.join(" ")) {
-                        let before = if i > 0 { words[i - 1].as_str() } else { "" };
-                        let possessive = i > 0 && tokens[i - 1].ends_with("'s");
-                        if ARTICLES.contains(&before) || possessive {
-                            *with_article += 1;
-                        } else if i == 0 || BEFORE_BARE.contains(&before) {
-                            *bare += 1;
-                        }
-                    }
+    phrases
+}
+
+/// Counts, in one line's `tokens`, each of `phrases` written bare ("supports dark mode", "in
+/// front matter", or opening the line) and each written after an article or possessive ("the
+/// dark mode", "the page's front matter"): [`CountedNouns::bare`] keeps the phrases written bare
+/// at least [`MIN_COUNTED`] times and at least twice as often as after one.
+fn count_bare(tokens: &[&str], phrases: &mut HashMap<String, (usize, usize)>) {
+    let words: Vec<String> = tokens
+        .iter()
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    for n in 2..=3 {
+        for (i, w) in words.windows(n).enumerate() {
+            if let Some((bare, with_article)) = phrases.get_mut(&w.join(" ")) {
+                let before = if i > 0 { words[i - 1].as_str() } else { "" };
+                let possessive = i > 0 && tokens[i - 1].ends_with("'s");
+                if DETERMINERS.contains(&before) || possessive {
+                    *with_article += 1;
+                } else if i == 0 || BEFORE_BARE.contains(&before) {
+                    *bare += 1;
                 }
             }
         }
     }
-    sorted_where(counts, |&(bare, with_article)| {
-        bare >= MIN_COUNTED && bare >= 2 * with_article
-    })
 }
 
 /// The singulars a plural may be spelled from, most likely first ("categories" → "category",
@@ -282,10 +277,10 @@ fn sorted_where<C>(counts: HashMap<String, C>, keep: impl Fn(&C) -> bool) -> Vec
 /// the heading is asked about as a thing ([`noun_compounds`]).
 const MIN_COMPOUND: usize = 2;
 
-/// Words that open a noun phrase in prose.
+/// Words that open a noun phrase in prose, giving it an article or standing for one.
 const DETERMINERS: &[&str] = &[
     "a", "an", "the", "this", "that", "these", "those", "your", "our", "its", "their", "each",
-    "every",
+    "every", "any", "no",
 ];
 
 /// The headings' first two words (lowercase, one space between) that the book's prose writes

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use book_answer::phrasing::{in_book_case, kind_follow_up, section_follow_up};
+use book_answer::phrasing::{as_book_asks, kind_follow_up, section_follow_up};
 use book_retrieval::{Encoder, Index, SearchRequest};
 
 use crate::chunker::BuiltChunk;
@@ -38,7 +38,7 @@ pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
             // The kind's question only stands in for one the section would have: a quiz's
             // sections, and the others `section_follow_up` skips, stay without.
             section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
-                .map(|q| kind.unwrap_or_else(|| in_book_case(&q, &casing, &counted)))
+                .map(|q| kind.unwrap_or_else(|| as_book_asks(&q, &casing, &counted)))
                 .unwrap_or_default()
         })
         .collect()
