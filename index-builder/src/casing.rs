@@ -18,13 +18,15 @@ const MIN_LOWERCASE: usize = 2;
 /// Times the book must capitalize a word mid-sentence before it is taken for a name.
 const MIN_NAME: usize = 2;
 /// A word the book also capitalizes mid-sentence keeps its capital unless the lowercase form is
-/// this many times more frequent ("Python" in "python3 script.py" and "Python nodes" stays).
-const LOWERCASE_RATIO: usize = 3;
+/// this many times more frequent ("Python" in "python3 script.py" and "Python nodes" stays;
+/// "service" 19 times against "a Service?" and "Quality of Service" 8 times is common).
+const LOWERCASE_RATIO: usize = 2;
 
 /// How the prose writes the capitalized heading words (section headings and page titles), by
 /// their lowercase forms, sorted and distinct:
-/// - `lowercase`: in lowercase at least [`MIN_LOWERCASE`] times, and [`LOWERCASE_RATIO`] times
-///   as often as capitalized in mid-sentence. The first word of a heading in sentence case, whose
+/// - `lowercase`: in lowercase at least [`MIN_LOWERCASE`] times (once, if never capitalized in
+///   mid-sentence), and [`LOWERCASE_RATIO`] times as often as capitalized in mid-sentence. The
+///   first word of a heading in sentence case, whose
 ///   capital only opens it ("Evaluation metrics", "Auto-hide sticky navbar"), needs only the
 ///   ratio: a word the prose never capitalizes mid-sentence is common there, even one it never
 ///   writes;
@@ -35,7 +37,8 @@ const LOWERCASE_RATIO: usize = 3;
 /// A word the prose never writes is `lowercase` when the prose writes another form of it in
 /// lowercase ("explode" for "Explodes" in "Robot Explodes on Import"), else in neither. Code
 /// blocks, inline code, links' targets and words at the start of a sentence, line, list item or
-/// table cell are not counted.
+/// table cell are not counted, nor the capitals of a table's rows (titled as headings are); a
+/// name spelled as its domain or file ("Drone.io", "Node.js") counts as capitalized.
 pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
     let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
     let mut opening: HashSet<String> = HashSet::new();
@@ -60,7 +63,8 @@ pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
         .collect();
     let mut casing = BookCasing::default();
     for (word, (lower, mid_capital)) in wanted {
-        let enough = opening.contains(&word) || lower >= MIN_LOWERCASE;
+        let enough =
+            opening.contains(&word) || lower >= MIN_LOWERCASE || (lower > 0 && mid_capital == 0);
         // "Explodes", "Recognized": a heading word the prose never writes either way is common
         // when the prose writes another form of it in lowercase ("explode", "recognizes").
         let everyday = lower == 0 && mid_capital == 0 && {
@@ -349,6 +353,14 @@ fn words_of(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| is_word(w))
 }
 
+/// The capitalized word before a lowercase suffix after a dot ("Drone" of "Drone.io", "Node" of
+/// "Node.js"): a product's name, as its domain or file spells it.
+fn dotted_name(token: &str) -> Option<&str> {
+    let (name, suffix) = token.split_once('.')?;
+    let plain = !suffix.is_empty() && suffix.chars().all(|c| c.is_ascii_lowercase());
+    (capitalized(name) && is_word(name) && plain).then_some(name)
+}
+
 /// Letters only, or a compound of such parts joined by hyphens.
 fn is_word(w: &str) -> bool {
     w.split('-')
@@ -365,6 +377,8 @@ fn count(
     for line in book_answer::text::prose_lines(text) {
         let mut sentence_start = true;
         let mut in_code = false;
+        // A table row's cells are titled as headings are: their capitals say nothing of names.
+        let table_row = line.trim_start().starts_with('|') || line.contains(" | ");
         for token in line.split_whitespace() {
             let ticks = token.matches('`').count();
             let code = in_code || ticks > 0;
@@ -379,12 +393,17 @@ fn count(
                 if let Some((in_lowercase, mid_capital)) = wanted.get_mut(&lower) {
                     if word == lower {
                         *in_lowercase += 1;
-                    } else if capitalized(word) && !sentence_start {
+                    } else if capitalized(word) && !sentence_start && !table_row {
                         *mid_capital += 1;
                     }
                 }
                 if word == lower {
                     lowercase.insert(lower);
+                }
+            } else if let Some(name) = prose.then(|| dotted_name(word)).flatten() {
+                // "Drone.io", "Node.js": a name, wherever it stands.
+                if let Some((_, mid_capital)) = wanted.get_mut(&name.to_lowercase()) {
+                    *mid_capital += 1;
                 }
             }
             // The next word opens a sentence, a cell or an item after these.
@@ -438,11 +457,21 @@ mod tests {
                  the fusion node in Isaac Sim again.\n- Fusion is listed here.\n\
                  ```\nSensor Sensor Sensor\n```\nSee `Practice` and /docs/practice/here.",
             ),
-            chunk("Practice", "In practice the practice of Practice matters."),
+            chunk(
+                "Practice",
+                "In practice the practice of Practice matters, and Practice again.",
+            ),
             chunk("Evaluation metrics", "Run the evaluation once."),
             chunk("Metrics", "Read the metrics once."),
             chunk("Teleoperation setup", "Set it up."),
             chunk("Headless mode", "Run it Headless twice: Headless."),
+            chunk("Tour Guide", "Take the tour with a Tour pass."),
+            chunk(
+                "Service Table",
+                "Scenario | Use Service | Call Service\nStream | Topic | Service\nCall a service, \
+                 any service.",
+            ),
+            chunk("Using Drone", "Start the drone job at Drone.io."),
             chunk(
                 "Robot Explodes",
                 "Robots explode when their masses are zero.",
@@ -464,9 +493,15 @@ mod tests {
         assert!(words.contains(&"sensor".to_string()), "{words:?}");
         assert!(words.contains(&"fusion".to_string()), "{words:?}");
         // Once is enough for the first word of a heading in sentence case ("Evaluation
-        // metrics"), not for a title ("Metrics").
+        // metrics"), and for a word the prose never capitalizes mid-sentence ("Metrics"); not
+        // for one it capitalizes as often ("tour", "Tour").
         assert!(words.contains(&"evaluation".to_string()), "{words:?}");
-        assert!(!words.contains(&"metrics".to_string()), "{words:?}");
+        assert!(words.contains(&"metrics".to_string()), "{words:?}");
+        assert!(!words.contains(&"tour".to_string()), "{words:?}");
+        // A table's cells are titled as headings are: "Service" there is no name.
+        assert!(words.contains(&"service".to_string()), "{words:?}");
+        // A name spelled as its domain ("Drone.io") counts as capitalized mid-sentence.
+        assert!(!words.contains(&"drone".to_string()), "{words:?}");
         // Even never, unless the prose capitalizes it mid-sentence.
         assert!(words.contains(&"teleoperation".to_string()), "{words:?}");
         assert!(!words.contains(&"headless".to_string()), "{words:?}");
@@ -483,7 +518,7 @@ mod tests {
         assert!(!words.contains(&"isaac".to_string()));
         assert!(!words.contains(&"sim".to_string()));
         assert_eq!(casing.names, ["isaac", "sim"]);
-        // "practice": 2 lowercase against 1 mid-sentence capital: under the ratio, and not a
+        // "practice": 2 lowercase against 2 mid-sentence capitals: under the ratio, and not a
         // name either.
         assert!(!words.contains(&"practice".to_string()), "{words:?}");
         // Sorted and distinct.
@@ -494,7 +529,7 @@ mod tests {
     fn code_links_and_sentence_starts_do_not_count() {
         let chunks = [chunk(
             "Gazebo Worlds",
-            "Gazebo loads worlds. Gazebo again.\n```\ngazebo gazebo gazebo\n```\n\
+            "Gazebo loads them. Gazebo again.\n```\ngazebo gazebo gazebo\n```\n\
              Run `gazebo` or see /usr/share/gazebo/worlds and [it](https://gazebo.org/gazebo).",
         )];
         let casing = book_casing(&chunks);
@@ -503,7 +538,7 @@ mod tests {
             "{casing:?}"
         );
         assert!(!casing.names.contains(&"gazebo".to_string()), "{casing:?}");
-        // "worlds" once in lowercase prose (the path does not count): under the minimum.
+        // "worlds" only in a path, which is not prose.
         assert!(
             !casing.lowercase.contains(&"worlds".to_string()),
             "{casing:?}"
