@@ -1855,8 +1855,30 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
         || joined(&words, &lower_words, head, reader);
     // "A service server and client": the article says one thing.
     let one = ["a", "an"].contains(&lower_words[0].as_str());
+    // "Reliability and Safety", "Power & Basic Functionality": things of no plural, each one of
+    // its own, asked about together ("What are reliability and safety?" asks for a definition
+    // of two qualities no reader wants).
+    if reader && !one && !acronyms && joined_singulars(&lower_words[..=head]) {
+        return Some(format!("What about {}?", lower_first(&h)));
+    }
     let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
+}
+
+/// Whether `lower_words` (a heading up to its head noun, punctuation trimmed) joins two or more
+/// phrases by "and" or "&", each ending in a singular ("reliability and safety", "power & basic
+/// functionality"; not "sensors and actuators").
+fn joined_singulars(lower_words: &[String]) -> bool {
+    let parts: Vec<&[String]> = lower_words.split(|w| w == "and" || w.is_empty()).collect();
+    parts.len() >= 2
+        && parts.iter().all(|part| {
+            part.last().is_some_and(|w| {
+                !w.is_empty()
+                    && w.chars().all(|c| c.is_alphabetic() || c == '-')
+                    && !plural_form(w)
+                    && !IRREGULAR_PLURALS.contains(&w.as_str())
+            })
+        })
 }
 
 /// Participles that say which members of a list a section lists ("Supported Languages", "Removed
@@ -2447,6 +2469,15 @@ const DETERMINERS: &[&str] = &[
 /// more; one counted word takes "a" or "an" ("What is model?" asks what a model is: "What is a
 /// model?").
 fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> String {
+    if let Some(list) = question
+        .strip_prefix("What are ")
+        .and_then(|rest| rest.strip_suffix('?'))
+    {
+        return match book_list(list, counted) {
+            true => format!("What are the {list}?"),
+            false => question.to_string(),
+        };
+    }
     let (prefix, body) = if let Some(rest) = question.strip_prefix("What is ") {
         ("What is", rest)
     } else if let Some(rest) = question.strip_prefix("How do I ") {
@@ -2552,6 +2583,79 @@ fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> Stri
     }
     out.push('?');
     out
+}
+
+/// Plurals that name a list of the book's own about something: its requirements, practices,
+/// features, basics ("What are the hardware requirements?", "What are the URDF basics?").
+const LIST_HEADS: &[&str] = &[
+    "requirements",
+    "practices",
+    "characteristics",
+    "basics",
+    "fundamentals",
+    "limitations",
+    "features",
+    "milestones",
+    "principles",
+    "capabilities",
+    "criteria",
+    "guidelines",
+    "metrics",
+    "specifications",
+    "specs",
+    "prerequisites",
+    "considerations",
+    "objectives",
+    "takeaways",
+    "trends",
+    "directions",
+    "themes",
+    "tiers",
+];
+
+/// Adjectives that pick the members of a list out of all there are ("key features", "main
+/// themes", "default values", "next steps").
+const LIST_ADJECTIVES: &[&str] = &[
+    "key",
+    "main",
+    "core",
+    "basic",
+    "primary",
+    "essential",
+    "major",
+    "important",
+    "default",
+    "optional",
+    "common",
+    "next",
+];
+
+/// Whether the plural noun phrase `list` (what "What are …?" asks about, before any preposition)
+/// names the book's own list ("hardware requirements", "key features", "Safety and Reliability
+/// Best Practices"), which a reader asks about with "the", rather than a kind of thing ("What are
+/// quotes?", "What are monorepos?"). Not a phrase the book writes bare ([`CountedNouns::bare`]),
+/// nor one opened by a determiner, nor anything but plain words.
+fn book_list(list: &str, counted: &CountedNouns) -> bool {
+    let plain = list
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == ' ' || c == '-' || c == '&');
+    let words: Vec<&str> = list.split(' ').collect();
+    let end = words
+        .iter()
+        .position(|w| OBJECT_PREPOSITIONS.contains(w))
+        .unwrap_or(words.len());
+    let phrase = &words[..end];
+    let (Some(first), Some(head)) = (phrase.first(), phrase.last()) else {
+        return false;
+    };
+    let (first, head) = (first.to_lowercase(), head.to_lowercase());
+    let listed = LIST_HEADS.contains(&head.as_str())
+        || (phrase.len() >= 2 && LIST_ADJECTIVES.contains(&first.as_str()) && plural_form(&head));
+    plain
+        && listed
+        && !words.iter().any(|w| w.is_empty())
+        && !DETERMINERS.contains(&first.as_str())
+        && !counted.written_bare(phrase)
 }
 
 /// The indefinite article before `word` (lowercase), by its spelling: "an" before a vowel sound
@@ -2893,7 +2997,11 @@ mod tests {
             ),
             (
                 "Cost & Resource Efficiency",
-                Some("What are Cost & Resource Efficiency?"),
+                Some("What about Cost & Resource Efficiency?"),
+            ),
+            (
+                "Sensors and Actuators",
+                Some("What are Sensors and Actuators?"),
             ),
             (
                 "Network Configuration for the G1",
@@ -3353,6 +3461,43 @@ mod tests {
     }
 
     #[test]
+    fn the_books_own_lists_are_asked_with_the() {
+        let none = BookCasing::default();
+        let counted = CountedNouns::default();
+        for (q, asked) in [
+            (
+                "What are hardware requirements?",
+                "What are the hardware requirements?",
+            ),
+            (
+                "What are key trends in platforms?",
+                "What are the key trends in platforms?",
+            ),
+            ("What are URDF basics?", "What are the URDF basics?"),
+            (
+                "What are Safety and Reliability Best Practices?",
+                "What are the Safety and Reliability Best Practices?",
+            ),
+            // Kinds of things, and lists already determined, stay as they are.
+            ("What are quotes?", "What are quotes?"),
+            ("What are key?", "What are key?"),
+            ("What are your requirements?", "What are your requirements?"),
+            ("What are \"requirements\"?", "What are \"requirements\"?"),
+        ] {
+            assert_eq!(in_book_case(q, &none, &counted), asked, "{q}");
+        }
+        // A list the book's prose names without an article stays bare.
+        let bare = CountedNouns {
+            bare: vec!["best practices".into()],
+            ..CountedNouns::default()
+        };
+        assert_eq!(
+            in_book_case("What are best practices?", &none, &bare),
+            "What are best practices?"
+        );
+    }
+
+    #[test]
     fn problems_are_asked_what_to_do() {
         for (h, q) in [
             (
@@ -3469,7 +3614,7 @@ mod tests {
             ),
             (
                 "Isaac Sim, Omniverse and USD",
-                Some("What are Isaac Sim, Omniverse and USD?"),
+                Some("What about Isaac Sim, Omniverse and USD?"),
             ),
             (
                 "Lab Tier 1: Economy Lab (under $1,500)",
@@ -3568,10 +3713,10 @@ mod tests {
         let none = CountedNouns::default();
         let cased = |q: &str| in_book_case(q, &book, &none);
         assert_eq!(cased("What is Sensor Fusion?"), "What is sensor fusion?");
-        // A sentence-case heading's first word.
+        // A sentence-case heading's first word (and the book's own list takes "the").
         assert_eq!(
             cased("What are Evaluation metrics?"),
-            "What are evaluation metrics?"
+            "What are the evaluation metrics?"
         );
         // Acronyms, inner capitals and the question's first word keep their capitals.
         assert_eq!(
