@@ -2611,6 +2611,10 @@ const LIST_HEADS: &[&str] = &[
     "directions",
     "themes",
     "tiers",
+    "options",
+    "settings",
+    "types",
+    "components",
 ];
 
 /// Adjectives that pick the members of a list out of all there are ("key features", "main
