@@ -2473,9 +2473,10 @@ fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> Stri
         .strip_prefix("What are ")
         .and_then(|rest| rest.strip_suffix('?'))
     {
-        return match book_list(list, counted) {
-            true => format!("What are the {list}?"),
-            false => question.to_string(),
+        return if book_list(list, counted) {
+            format!("What are the {list}?")
+        } else {
+            question.to_string()
         };
     }
     let (prefix, body) = if let Some(rest) = question.strip_prefix("What is ") {

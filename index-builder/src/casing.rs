@@ -26,10 +26,9 @@ const LOWERCASE_RATIO: usize = 2;
 /// their lowercase forms, sorted and distinct:
 /// - `lowercase`: in lowercase at least [`MIN_LOWERCASE`] times (once, if never capitalized in
 ///   mid-sentence), and [`LOWERCASE_RATIO`] times as often as capitalized in mid-sentence. The
-///   first word of a heading in sentence case, whose
-///   capital only opens it ("Evaluation metrics", "Auto-hide sticky navbar"), needs only the
-///   ratio: a word the prose never capitalizes mid-sentence is common there, even one it never
-///   writes;
+///   first word of a heading in sentence case, whose capital only opens it ("Evaluation
+///   metrics", "Auto-hide sticky navbar"), needs only the ratio: a word the prose never
+///   capitalizes mid-sentence is common there, even one it never writes;
 /// - `names`: capitalized in mid-sentence at least [`MIN_NAME`] times, and more often than in
 ///   lowercase ("Isaac", "Python"); a word written both ways ("Role" in a bold label, "role" in
 ///   sentences) is neither.
