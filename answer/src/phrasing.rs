@@ -1296,7 +1296,12 @@ pub fn section_follow_up(
         return None;
     }
     let Some(section) = section else {
-        return phrase(chapter, true, noun_compound);
+        // A page's title joining its topics ("MDX and React", "Synthetic Data and Domain
+        // Randomization") asks what they are; "What about …?" suits a section's aspects.
+        return phrase(chapter, true, noun_compound).map(|q| match q.strip_prefix("What about ") {
+            Some(topics) => format!("What are {topics}"),
+            None => q,
+        });
     };
     // "📜 License": the aspect, whatever marks it.
     let aspect = section
@@ -2742,6 +2747,15 @@ mod tests {
         assert_eq!(
             section_follow_up("Structured Configs", None, &never).as_deref(),
             follow_up("Structured Configs").as_deref()
+        );
+        // A page joining its topics asks what they are; a section joining aspects, about them.
+        assert_eq!(
+            section_follow_up("MDX and React", None, &never).as_deref(),
+            Some("What are MDX and React?")
+        );
+        assert_eq!(
+            section_follow_up("MDX and React", Some("Reliability and Safety"), &never).as_deref(),
+            Some("What about Reliability and Safety?")
         );
     }
 
