@@ -1270,7 +1270,7 @@ fn lower_first_word(s: &str) -> String {
 /// refusal calibration makes a book's self-questions with it (its thresholds were fitted on this
 /// phrasing); follow-ups use [`follow_up`].
 pub fn as_question(heading: &str) -> Option<String> {
-    phrase(heading, false, &|_| false)
+    phrase(heading, Asked::BySelf, &|_| false)
 }
 
 /// A heading phrased as a follow-up a reader would click, or `None`: as [`as_question`], and also
@@ -1278,7 +1278,7 @@ pub fn as_question(heading: &str) -> Option<String> {
 /// problem reports become "How do I fix …?" / "What should I do when …?"; "Launch Files" names a
 /// kind of thing, not a task; an example is asked for.
 pub fn follow_up(heading: &str) -> Option<String> {
-    phrase(heading, true, &|_| false)
+    phrase(heading, Asked::OfSection, &|_| false)
 }
 
 /// The follow-up a section is offered as: its heading's, or its chapter's for a page top. The index
@@ -1296,12 +1296,7 @@ pub fn section_follow_up(
         return None;
     }
     let Some(section) = section else {
-        // A page's title joining its topics ("MDX and React", "Synthetic Data and Domain
-        // Randomization") asks what they are; "What about …?" suits a section's aspects.
-        return phrase(chapter, true, noun_compound).map(|q| match q.strip_prefix("What about ") {
-            Some(topics) => format!("What are {topics}"),
-            None => q,
-        });
+        return phrase(chapter, Asked::OfPage, noun_compound);
     };
     // "📜 License": the aspect, whatever marks it.
     let aspect = section
@@ -1312,7 +1307,7 @@ pub fn section_follow_up(
     if OF_THE_CHAPTER.contains(&aspect.as_str()) {
         of_the_chapter(&aspect, chapter)
     } else {
-        phrase(section, true, noun_compound)
+        phrase(section, Asked::OfSection, noun_compound)
     }
 }
 
@@ -1391,9 +1386,19 @@ fn of_the_chapter(aspect: &str, chapter: &str) -> Option<String> {
     Some(format!("What {verb} the {aspect} of {title}?"))
 }
 
+/// Who asks a heading's question, and of what: the book of itself ([`as_question`], the refusal
+/// calibration's plain phrasing), or a reader, of a section or of a whole page (its title).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    BySelf,
+    OfSection,
+    OfPage,
+}
+
 /// `noun_compound` tells whether the book writes a heading's first two words (lowercase, one
 /// space between) as a thing ("an access token"), so the heading is not asked as a task.
-fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> Option<String> {
+fn phrase(heading: &str, asked: Asked, noun_compound: &dyn Fn(&str) -> bool) -> Option<String> {
+    let reader = asked != Asked::BySelf;
     // "-t, --typescript": a command-line flag, not a topic.
     if reader && heading.trim_start().starts_with('-') {
         return None;
@@ -1416,11 +1421,11 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
             // names nothing to ask about ("What is Python Script?"), unless it is a task
             // ("Option 2: rename the config file").
             Some((label, rest)) if UNASKED_LABELS.contains(&label) => {
-                return phrase(rest, reader, noun_compound).filter(|q| q.starts_with("How do I"));
+                return phrase(rest, asked, noun_compound).filter(|q| q.starts_with("How do I"));
             }
             // "Issue 3: Ubuntu Installer Shows …": the rest is a problem, whatever its words.
             Some((_, rest)) => {
-                let q = phrase(rest, reader, noun_compound)?;
+                let q = phrase(rest, asked, noun_compound)?;
                 let asks_a_fix = q.starts_with("How do I fix") || q.starts_with("What should I do");
                 return Some(if asks_a_fix {
                     q
@@ -1565,7 +1570,7 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                 .map(|rest| &h[h.len() - rest.len()..])
         });
         if let Some(rest) = introduced.filter(|r| !r.trim().is_empty()) {
-            return phrase(rest, reader, noun_compound);
+            return phrase(rest, asked, noun_compound);
         }
     }
     let lower_words: Vec<String> = words
@@ -1854,30 +1859,30 @@ fn phrase(heading: &str, reader: bool, noun_compound: &dyn Fn(&str) -> bool) -> 
                 .take(original.len().saturating_sub(2))
                 .any(|c| c.is_uppercase())
                 && !acronyms);
+    let phrases = joined_phrases(&words, &lower_words, head, reader);
     let plural = acronyms
         || (plural_form(noun) && !singular_s)
         || (reader && IRREGULAR_PLURALS.contains(&noun))
-        || joined(&words, &lower_words, head, reader);
+        || phrases.len() >= 2;
     // "A service server and client": the article says one thing.
     let one = ["a", "an"].contains(&lower_words[0].as_str());
-    // "Reliability and Safety", "Power & Basic Functionality": things of no plural, each one of
-    // its own, asked about together ("What are reliability and safety?" asks for a definition
-    // of two qualities no reader wants).
-    if reader && !one && !acronyms && joined_singulars(&lower_words[..=head]) {
+    // "Reliability and Safety", "Power & Basic Functionality": a section's aspects of no plural,
+    // each one of its own, asked about together ("What are reliability and safety?" asks for a
+    // definition of two qualities no reader wants). A page's title joining its topics ("MDX and
+    // React", "Synthetic Data and Domain Randomization") asks what they are.
+    if asked == Asked::OfSection && !one && !acronyms && joined_singulars(&phrases) {
         return Some(format!("What about {}?", lower_first(&h)));
     }
     let verb = if plural && !one { "are" } else { "is" };
     Some(format!("What {verb} {}?", lower_first(&h)))
 }
 
-/// Whether `lower_words` (a heading up to its head noun, punctuation trimmed) joins two or more
-/// phrases by "and" or "&", each ending in a singular ("reliability and safety", "power & basic
-/// functionality"; not "sensors and actuators").
-fn joined_singulars(lower_words: &[String]) -> bool {
-    let parts: Vec<&[String]> = lower_words.split(|w| w == "and" || w.is_empty()).collect();
-    parts.len() >= 2
-        && parts.iter().all(|part| {
-            part.last().is_some_and(|w| {
+/// Whether the phrases a heading joins (from [`joined_phrases`]) each end in a singular
+/// ("reliability and safety", "power & basic functionality"; not "sensors and actuators").
+fn joined_singulars(phrases: &[&[String]]) -> bool {
+    phrases.len() >= 2
+        && phrases.iter().all(|phrase| {
+            phrase.last().is_some_and(|w| {
                 !w.is_empty()
                     && w.chars().all(|c| c.is_alphabetic() || c == '-')
                     && !plural_form(w)
@@ -2232,17 +2237,29 @@ fn reader_thing(h: &str, words: &[&str], lower_words: &[String]) -> Option<Strin
     None
 }
 
-/// Whether the heading names several things joined by "and", "&" or commas ("Names, namespaces and
-/// remapping"). For follow-ups (`reader`) only a join up to the head noun counts: "Unity for
-/// Human-Robot Interaction and Rendering" is one thing.
-fn joined(words: &[&str], lower_words: &[String], head: usize, reader: bool) -> bool {
-    let upto = if reader { head + 1 } else { words.len() };
-    lower_words[..upto.min(lower_words.len())]
-        .iter()
-        .any(|w| w == "and")
-        || words[..upto.min(words.len())]
-            .iter()
-            .any(|w| w.contains(',') || (reader && *w == "&"))
+/// The phrases a heading joins by "and", "&" or commas ("Names, namespaces and remapping"): one
+/// phrase when it joins none. For follow-ups (`reader`) only a join up to the head noun counts
+/// ("Unity for Human-Robot Interaction and Rendering" is one thing), and "&" joins too.
+fn joined_phrases<'w>(
+    words: &[&str],
+    lower_words: &'w [String],
+    head: usize,
+    reader: bool,
+) -> Vec<&'w [String]> {
+    let upto = if reader { head + 1 } else { words.len() }.min(lower_words.len());
+    let mut phrases = Vec::new();
+    let mut start = 0;
+    for (i, word) in words.iter().enumerate().take(upto) {
+        if lower_words[i] == "and" || (reader && *word == "&") {
+            phrases.push(&lower_words[start..i]);
+            start = i + 1;
+        } else if word.contains(',') {
+            phrases.push(&lower_words[start..=i]);
+            start = i + 1;
+        }
+    }
+    phrases.push(&lower_words[start..upto]);
+    phrases
 }
 
 /// How the book's prose writes the capitalized words of its headings (`index-builder`'s
