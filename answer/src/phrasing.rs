@@ -2263,7 +2263,7 @@ fn joined_phrases<'w>(
 }
 
 /// How the book's prose writes the capitalized words of its headings (`index-builder`'s
-/// `casing::book_casing`), for [`in_book_case`]: a heading's capitals are its style (title case,
+/// `casing::BookUsage::casing`), for [`in_book_case`]: a heading's capitals are its style (title case,
 /// or the first word of a sentence-case heading); the prose's tell common words from names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BookCasing {
@@ -2276,7 +2276,7 @@ pub struct BookCasing {
 /// A word as a heading capitalizes it: one capital letter first, then lowercase ("Sensor", not
 /// "ROS", "MkDocs", "3D"). In a compound, each later part is capitalized or lowercase
 /// ("Multi-domain", "Sim-to-Real"). The one test of the book's casing (`index-builder`'s
-/// `casing::book_casing`) and of the questions it recases ([`in_book_case`]).
+/// `casing::BookUsage::casing`) and of the questions it recases ([`in_book_case`]).
 pub fn capitalized(word: &str) -> bool {
     let title = |part: &str| {
         let mut chars = part.chars();
@@ -2436,7 +2436,7 @@ fn name_in_use(question: &str, casing: &BookCasing) -> Option<String> {
 }
 
 /// What the book's prose says of its heading words as nouns (`index-builder`'s
-/// `casing::counted_nouns`): which it counts ("a workspace", "an image"), and which of those it
+/// `casing::BookUsage::counted`): which it counts ("a workspace", "an image"), and which of those it
 /// also writes in the plural, kinds of thing with many members ("robots", "categories").
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CountedNouns {

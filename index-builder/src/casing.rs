@@ -13,6 +13,64 @@ use book_retrieval::analyzer::analyze;
 
 use crate::chunker::BuiltChunk;
 
+/// What the book's prose tells of its heading words, for phrasing follow-ups in its own usage.
+pub struct BookUsage {
+    /// How the prose writes the capitalized heading words (section headings and page titles), by
+    /// their lowercase forms, sorted and distinct:
+    /// - `lowercase`: in lowercase at least [`MIN_LOWERCASE`] times (once, if never capitalized in
+    ///   mid-sentence), and [`LOWERCASE_RATIO`] times as often as capitalized in mid-sentence. The
+    ///   first word of a heading in sentence case, whose capital only opens it ("Evaluation
+    ///   metrics", "Auto-hide sticky navbar"), needs only the ratio: a word the prose never
+    ///   capitalizes mid-sentence is common there, even one it never writes;
+    /// - `names`: capitalized in mid-sentence at least [`MIN_NAME`] times, and more often than in
+    ///   lowercase ("Isaac", "Python"); a word written both ways ("Role" in a bold label, "role" in
+    ///   sentences) is neither.
+    ///
+    /// A word the prose never writes is `lowercase` when the prose writes another form of it in
+    /// lowercase ("explode" for "Explodes" in "Robot Explodes on Import"), else in neither. Code
+    /// blocks, inline code, links' targets and words at the start of a sentence, line, list item or
+    /// table cell are not counted, nor the capitals of a table's rows (titled as headings are); a
+    /// name spelled as its domain or file ("Drone.io", "Node.js") counts as capitalized.
+    pub casing: BookCasing,
+    /// The heading words (lowercase, singular) that the book's prose uses as things one counts: at
+    /// least [`MIN_COUNTED`] times as the head of a phrase opened by "a" or "an" ([`phrase_head`]:
+    /// "a workspace.", "an image that …", "a ROS 2 workspace for …"; "loop", not "control", in "a
+    /// control loop", where the word modifies another). Sorted, distinct.
+    /// A follow-up names such a thing with "the" ("How do I create the workspace?"); a mass noun
+    /// ("physics", "fusion") the book never counts stays bare. `kinds` are the counted words the
+    /// prose also writes in the plural ("workspaces", "categories") at least [`MIN_COUNTED`] times:
+    /// "What is category?" asks what a category is, while a word never plural names the one thing
+    /// the book describes ("What is the architecture?"). The book's own usage, so no list of
+    /// English nouns has to know its vocabulary.
+    pub counted: CountedNouns,
+    /// The headings' first two words (lowercase, one space between) that the book's prose writes
+    /// after an article or determiner at least [`MIN_COMPOUND`] times: "Access Token" is a thing the
+    /// book names ("an access token", "the access token"), not the task "access token", and "Design
+    /// Principles" ("these design principles") is not "How do I design principles?". A heading whose
+    /// first word is a verb the phrasing knows is otherwise asked as a task.
+    pub compounds: HashSet<String>,
+}
+
+/// The book's [`BookUsage`], from one walk of its prose lines.
+pub fn book_usage(chunks: &[BuiltChunk]) -> BookUsage {
+    let mut casing = CasingCount::new(chunks);
+    let mut counted = CountedCount::new(chunks);
+    let mut compounds = CompoundCount::new(chunks);
+    for c in chunks {
+        for line in book_answer::text::prose_lines(&c.chunk.text) {
+            let tokens: Vec<&str> = line.split_whitespace().collect();
+            casing.line(line, &tokens);
+            counted.line(&tokens);
+            compounds.line(&tokens);
+        }
+    }
+    BookUsage {
+        casing: casing.finish(),
+        counted: counted.finish(),
+        compounds: compounds.finish(),
+    }
+}
+
 /// Times the book must write a word in lowercase before its headings' capital is dropped.
 const MIN_LOWERCASE: usize = 2;
 /// Times the book must capitalize a word mid-sentence before it is taken for a name.
@@ -22,63 +80,113 @@ const MIN_NAME: usize = 2;
 /// "service" 19 times against "a Service?" and "Quality of Service" 8 times is common).
 const LOWERCASE_RATIO: usize = 2;
 
-/// How the prose writes the capitalized heading words (section headings and page titles), by
-/// their lowercase forms, sorted and distinct:
-/// - `lowercase`: in lowercase at least [`MIN_LOWERCASE`] times (once, if never capitalized in
-///   mid-sentence), and [`LOWERCASE_RATIO`] times as often as capitalized in mid-sentence. The
-///   first word of a heading in sentence case, whose capital only opens it ("Evaluation
-///   metrics", "Auto-hide sticky navbar"), needs only the ratio: a word the prose never
-///   capitalizes mid-sentence is common there, even one it never writes;
-/// - `names`: capitalized in mid-sentence at least [`MIN_NAME`] times, and more often than in
-///   lowercase ("Isaac", "Python"); a word written both ways ("Role" in a bold label, "role" in
-///   sentences) is neither.
-///
-/// A word the prose never writes is `lowercase` when the prose writes another form of it in
-/// lowercase ("explode" for "Explodes" in "Robot Explodes on Import"), else in neither. Code
-/// blocks, inline code, links' targets and words at the start of a sentence, line, list item or
-/// table cell are not counted, nor the capitals of a table's rows (titled as headings are); a
-/// name spelled as its domain or file ("Drone.io", "Node.js") counts as capitalized.
-pub fn book_casing(chunks: &[BuiltChunk]) -> BookCasing {
-    let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
-    let mut opening: HashSet<String> = HashSet::new();
-    for h in heading_texts(chunks) {
-        for w in words_of(h) {
-            if capitalized(w) {
-                wanted.entry(w.to_lowercase()).or_default();
+/// The counts behind [`BookUsage::casing`], added line by line.
+struct CasingCount {
+    /// Each capitalized heading word: its lowercase uses and its mid-sentence capitals.
+    wanted: HashMap<String, (usize, usize)>,
+    /// The first words of headings in sentence case.
+    opening: HashSet<String>,
+    /// Every word the prose writes in lowercase.
+    lowercase_words: HashSet<String>,
+}
+
+impl CasingCount {
+    fn new(chunks: &[BuiltChunk]) -> Self {
+        let mut wanted: HashMap<String, (usize, usize)> = HashMap::new();
+        let mut opening: HashSet<String> = HashSet::new();
+        for h in heading_texts(chunks) {
+            for w in words_of(h) {
+                if capitalized(w) {
+                    wanted.entry(w.to_lowercase()).or_default();
+                }
+            }
+            if let Some(first) = sentence_case_opening(h) {
+                opening.insert(first.to_lowercase());
             }
         }
-        if let Some(first) = sentence_case_opening(h) {
-            opening.insert(first.to_lowercase());
+        CasingCount {
+            wanted,
+            opening,
+            lowercase_words: HashSet::new(),
         }
     }
-    let mut lowercase_words: HashSet<String> = HashSet::new();
-    for c in chunks {
-        count(&c.chunk.text, &mut wanted, &mut lowercase_words);
-    }
-    let lowercase_stems: HashSet<String> = lowercase_words
-        .iter()
-        .filter(|w| w.chars().count() > 2)
-        .flat_map(|w| analyze(w))
-        .collect();
-    let mut casing = BookCasing::default();
-    for (word, (lower, mid_capital)) in wanted {
-        let enough =
-            opening.contains(&word) || lower >= MIN_LOWERCASE || (lower > 0 && mid_capital == 0);
-        // "Explodes", "Recognized": a heading word the prose never writes either way is common
-        // when the prose writes another form of it in lowercase ("explode", "recognizes").
-        let everyday = lower == 0 && mid_capital == 0 && {
-            let stems = analyze(&word);
-            !stems.is_empty() && stems.iter().all(|stem| lowercase_stems.contains(stem))
-        };
-        if everyday || enough && lower >= LOWERCASE_RATIO * mid_capital {
-            casing.lowercase.push(word);
-        } else if mid_capital >= MIN_NAME && mid_capital > lower {
-            casing.names.push(word);
+
+    /// Adds one prose line's lowercase and mid-sentence capitalized uses of the wanted words, and
+    /// every word it writes in lowercase.
+    fn line(&mut self, line: &str, tokens: &[&str]) {
+        let mut sentence_start = true;
+        let mut in_code = false;
+        // A table row's cells are titled as headings are: their capitals say nothing of names.
+        let table_row = line.trim_start().starts_with('|') || line.contains(" | ");
+        for &token in tokens {
+            let ticks = token.matches('`').count();
+            let code = in_code || ticks > 0;
+            if ticks % 2 == 1 {
+                in_code = !in_code;
+            }
+            // Inline code, paths, URLs, link targets, identifiers: not prose.
+            let prose = !code && !token.contains(['/', '=', '_', '@', '\\', '<', '>', '{', '}']);
+            let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+            if prose && is_word(word) {
+                let lower = word.to_lowercase();
+                if let Some((in_lowercase, mid_capital)) = self.wanted.get_mut(&lower) {
+                    if word == lower {
+                        *in_lowercase += 1;
+                    } else if capitalized(word) && !sentence_start && !table_row {
+                        *mid_capital += 1;
+                    }
+                }
+                if word == lower {
+                    self.lowercase_words.insert(lower);
+                }
+            } else if let Some(name) = prose.then(|| dotted_name(word)).flatten() {
+                // "Drone.io", "Node.js": a name, wherever it stands.
+                if let Some((_, mid_capital)) = self.wanted.get_mut(&name.to_lowercase()) {
+                    *mid_capital += 1;
+                }
+            }
+            // The next word opens a sentence, a cell or an item after these.
+            sentence_start = token.ends_with(['.', '!', '?', ':', '|'])
+                || matches!(
+                    token,
+                    "-" | "*" | "+" | "|" | ">" | "#" | "##" | "###" | "####"
+                )
+                || token
+                    .trim_end_matches(['.', ')'])
+                    .chars()
+                    .all(|c| c.is_ascii_digit());
         }
     }
-    casing.lowercase.sort_unstable();
-    casing.names.sort_unstable();
-    casing
+
+    fn finish(self) -> BookCasing {
+        let lowercase_stems: HashSet<String> = self
+            .lowercase_words
+            .iter()
+            .filter(|w| w.chars().count() > 2)
+            .flat_map(|w| analyze(w))
+            .collect();
+        let mut casing = BookCasing::default();
+        for (word, (lower, mid_capital)) in self.wanted {
+            let enough = self.opening.contains(&word)
+                || lower >= MIN_LOWERCASE
+                || (lower > 0 && mid_capital == 0);
+            // "Explodes", "Recognized": a heading word the prose never writes either way is
+            // common when the prose writes another form of it in lowercase ("explode",
+            // "recognizes").
+            let everyday = lower == 0 && mid_capital == 0 && {
+                let stems = analyze(&word);
+                !stems.is_empty() && stems.iter().all(|stem| lowercase_stems.contains(stem))
+            };
+            if everyday || enough && lower >= LOWERCASE_RATIO * mid_capital {
+                casing.lowercase.push(word);
+            } else if mid_capital >= MIN_NAME && mid_capital > lower {
+                casing.names.push(word);
+            }
+        }
+        casing.lowercase.sort_unstable();
+        casing.names.sort_unstable();
+        casing
+    }
 }
 
 /// The first word of `heading` when the heading is in sentence case: that word capitalized, and a
@@ -93,7 +201,7 @@ fn sentence_case_opening(heading: &str) -> Option<&str> {
 }
 
 /// Times the book must write "a word" or "an word" (the phrase ending there) before a follow-up
-/// gives the word "the" ([`counted_nouns`]).
+/// gives the word "the" ([`BookUsage::counted`]).
 const MIN_COUNTED: usize = 2;
 
 /// Words that may follow the noun that ends a noun phrase ("a workspace for …", "a node that …").
@@ -103,59 +211,67 @@ const AFTER_NOUN: &[&str] = &[
     "must", "may", "has", "have", "you", "we", "it",
 ];
 
-/// The heading words (lowercase, singular) that the book's prose uses as things one counts: at
-/// least [`MIN_COUNTED`] times as the head of a phrase opened by "a" or "an" ([`phrase_head`]:
-/// "a workspace.", "an image that …", "a ROS 2 workspace for …"; "loop", not "control", in "a
-/// control loop", where the word modifies another). Sorted, distinct.
-/// A follow-up names such a thing with "the" ("How do I create the workspace?"); a mass noun
-/// ("physics", "fusion") the book never counts stays bare. `kinds` are the counted words the
-/// prose also writes in the plural ("workspaces", "categories") at least [`MIN_COUNTED`] times:
-/// "What is category?" asks what a category is, while a word never plural names the one thing
-/// the book describes ("What is the architecture?"). The book's own usage, so no list of
-/// English nouns has to know its vocabulary.
-pub fn counted_nouns(chunks: &[BuiltChunk]) -> CountedNouns {
-    let mut wanted: HashMap<String, usize> = HashMap::new();
-    for w in heading_texts(chunks).flat_map(words_of) {
-        let w = w.to_lowercase();
-        if w.len() >= 3 && !plural_form(&w) {
-            wanted.entry(w).or_default();
+/// The counts behind [`BookUsage::counted`], added line by line.
+struct CountedCount {
+    /// Each singular heading word: times written as the head of a phrase opened by "a" or "an".
+    wanted: HashMap<String, usize>,
+    /// Each heading phrase of two or three words: times written bare, and after an article.
+    phrases: HashMap<String, (usize, usize)>,
+    /// Each wanted word: times the prose writes its plural.
+    plurals: HashMap<String, usize>,
+}
+
+impl CountedCount {
+    fn new(chunks: &[BuiltChunk]) -> Self {
+        let mut wanted: HashMap<String, usize> = HashMap::new();
+        for w in heading_texts(chunks).flat_map(words_of) {
+            let w = w.to_lowercase();
+            if w.len() >= 3 && !plural_form(&w) {
+                wanted.entry(w).or_default();
+            }
+        }
+        CountedCount {
+            wanted,
+            phrases: heading_phrases(chunks),
+            plurals: HashMap::new(),
         }
     }
-    let mut phrases = heading_phrases(chunks);
-    let mut plurals: HashMap<String, usize> = HashMap::new();
-    for c in chunks {
-        for line in book_answer::text::prose_lines(&c.chunk.text) {
-            let tokens: Vec<&str> = line.split_whitespace().collect();
-            count_bare(&tokens, &mut phrases);
-            for token in &tokens {
-                let word = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
-                if word.len() > 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
-                    if let Some(one) = singulars(word).into_iter().find(|w| wanted.contains_key(w))
-                    {
-                        *plurals.entry(one).or_default() += 1;
-                    }
-                }
-            }
-            for (i, article) in tokens.iter().enumerate() {
-                if !matches!(*article, "a" | "an" | "A" | "An") {
-                    continue;
-                }
-                if let Some(n) = phrase_head(&tokens[i + 1..]).and_then(|w| wanted.get_mut(w)) {
-                    *n += 1;
+
+    fn line(&mut self, tokens: &[&str]) {
+        count_bare(tokens, &mut self.phrases);
+        for token in tokens {
+            let word = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+            if word.len() > 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
+                if let Some(one) = singulars(word)
+                    .into_iter()
+                    .find(|w| self.wanted.contains_key(w))
+                {
+                    *self.plurals.entry(one).or_default() += 1;
                 }
             }
         }
+        for (i, article) in tokens.iter().enumerate() {
+            if !matches!(*article, "a" | "an" | "A" | "An") {
+                continue;
+            }
+            if let Some(n) = phrase_head(&tokens[i + 1..]).and_then(|w| self.wanted.get_mut(w)) {
+                *n += 1;
+            }
+        }
     }
-    let words = sorted_where(wanted, |&n| n >= MIN_COUNTED);
-    let kinds = words
-        .iter()
-        .filter(|w| plurals.get(*w).is_some_and(|&n| n >= MIN_COUNTED))
-        .cloned()
-        .collect();
-    let bare = sorted_where(phrases, |&(bare, with_article)| {
-        bare >= MIN_COUNTED && bare >= 2 * with_article
-    });
-    CountedNouns { words, kinds, bare }
+
+    fn finish(self) -> CountedNouns {
+        let words = sorted_where(self.wanted, |&n| n >= MIN_COUNTED);
+        let kinds = words
+            .iter()
+            .filter(|w| self.plurals.get(*w).is_some_and(|&n| n >= MIN_COUNTED))
+            .cloned()
+            .collect();
+        let bare = sorted_where(self.phrases, |&(bare, with_article)| {
+            bare >= MIN_COUNTED && bare >= 2 * with_article
+        });
+        CountedNouns { words, kinds, bare }
+    }
 }
 
 /// Words after which a noun phrase is bare ("in dark mode", "enable dark mode"; also the start of
@@ -277,7 +393,7 @@ fn sorted_where<C>(counts: HashMap<String, C>, keep: impl Fn(&C) -> bool) -> Vec
 }
 
 /// Times the book must write a heading's first two words after an article or determiner before
-/// the heading is asked about as a thing ([`noun_compounds`]).
+/// the heading is asked about as a thing ([`BookUsage::compounds`]).
 const MIN_COMPOUND: usize = 2;
 
 /// Words that open a noun phrase in prose, giving it an article or standing for one.
@@ -286,50 +402,53 @@ const DETERMINERS: &[&str] = &[
     "every", "any", "no",
 ];
 
-/// The headings' first two words (lowercase, one space between) that the book's prose writes
-/// after an article or determiner at least [`MIN_COMPOUND`] times: "Access Token" is a thing the
-/// book names ("an access token", "the access token"), not the task "access token", and "Design
-/// Principles" ("these design principles") is not "How do I design principles?". A heading whose
-/// first word is a verb the phrasing knows is otherwise asked as a task.
-pub fn noun_compounds(chunks: &[BuiltChunk]) -> HashSet<String> {
-    let mut wanted: HashMap<(String, String), usize> = HashMap::new();
-    for c in chunks {
-        let meta = &c.chunk.meta;
-        for h in [meta.chapter.as_str()]
+/// The counts behind [`BookUsage::compounds`], added line by line: each heading's first two words,
+/// and the times the prose writes them after a determiner.
+struct CompoundCount(HashMap<(String, String), usize>);
+
+impl CompoundCount {
+    fn new(chunks: &[BuiltChunk]) -> Self {
+        let mut wanted = HashMap::new();
+        for c in chunks {
+            let meta = &c.chunk.meta;
+            for h in [meta.chapter.as_str()]
+                .into_iter()
+                .chain(meta.section.as_deref())
+            {
+                let mut words = words_of(h);
+                if let (Some(a), Some(b)) = (words.next(), words.next()) {
+                    wanted.insert((a.to_lowercase(), b.to_lowercase()), 0);
+                }
+            }
+        }
+        CompoundCount(wanted)
+    }
+
+    fn line(&mut self, tokens: &[&str]) {
+        for t in tokens.windows(3) {
+            if !DETERMINERS.contains(&t[0].to_lowercase().as_str())
+                || !t[1].chars().all(|c| c.is_alphabetic())
+            {
+                continue;
+            }
+            let second = t[2].trim_end_matches(|c: char| !c.is_alphanumeric());
+            if !second.chars().all(|c| c.is_alphabetic()) {
+                continue;
+            }
+            let key = (t[1].to_lowercase(), second.to_lowercase());
+            if let Some(n) = self.0.get_mut(&key) {
+                *n += 1;
+            }
+        }
+    }
+
+    fn finish(self) -> HashSet<String> {
+        self.0
             .into_iter()
-            .chain(meta.section.as_deref())
-        {
-            let mut words = words_of(h);
-            if let (Some(a), Some(b)) = (words.next(), words.next()) {
-                wanted.insert((a.to_lowercase(), b.to_lowercase()), 0);
-            }
-        }
+            .filter(|&(_, n)| n >= MIN_COMPOUND)
+            .map(|((a, b), _)| format!("{a} {b}"))
+            .collect()
     }
-    for c in chunks {
-        for line in book_answer::text::prose_lines(&c.chunk.text) {
-            let tokens: Vec<&str> = line.split_whitespace().collect();
-            for t in tokens.windows(3) {
-                if !DETERMINERS.contains(&t[0].to_lowercase().as_str())
-                    || !t[1].chars().all(|c| c.is_alphabetic())
-                {
-                    continue;
-                }
-                let second = t[2].trim_end_matches(|c: char| !c.is_alphanumeric());
-                if !second.chars().all(|c| c.is_alphabetic()) {
-                    continue;
-                }
-                let key = (t[1].to_lowercase(), second.to_lowercase());
-                if let Some(n) = wanted.get_mut(&key) {
-                    *n += 1;
-                }
-            }
-        }
-    }
-    wanted
-        .into_iter()
-        .filter(|&(_, n)| n >= MIN_COMPOUND)
-        .map(|((a, b), _)| format!("{a} {b}"))
-        .collect()
 }
 
 /// Every heading text of the book: each chunk's heading path, page title and section heading.
@@ -364,59 +483,6 @@ fn dotted_name(token: &str) -> Option<&str> {
 fn is_word(w: &str) -> bool {
     w.split('-')
         .all(|part| !part.is_empty() && part.chars().all(char::is_alphabetic))
-}
-
-/// Adds `text`'s lowercase and mid-sentence capitalized uses of the `wanted` words, and every word
-/// its prose writes in lowercase to `lowercase`.
-fn count(
-    text: &str,
-    wanted: &mut HashMap<String, (usize, usize)>,
-    lowercase: &mut HashSet<String>,
-) {
-    for line in book_answer::text::prose_lines(text) {
-        let mut sentence_start = true;
-        let mut in_code = false;
-        // A table row's cells are titled as headings are: their capitals say nothing of names.
-        let table_row = line.trim_start().starts_with('|') || line.contains(" | ");
-        for token in line.split_whitespace() {
-            let ticks = token.matches('`').count();
-            let code = in_code || ticks > 0;
-            if ticks % 2 == 1 {
-                in_code = !in_code;
-            }
-            // Inline code, paths, URLs, link targets, identifiers: not prose.
-            let prose = !code && !token.contains(['/', '=', '_', '@', '\\', '<', '>', '{', '}']);
-            let word = token.trim_matches(|c: char| !c.is_alphanumeric());
-            if prose && is_word(word) {
-                let lower = word.to_lowercase();
-                if let Some((in_lowercase, mid_capital)) = wanted.get_mut(&lower) {
-                    if word == lower {
-                        *in_lowercase += 1;
-                    } else if capitalized(word) && !sentence_start && !table_row {
-                        *mid_capital += 1;
-                    }
-                }
-                if word == lower {
-                    lowercase.insert(lower);
-                }
-            } else if let Some(name) = prose.then(|| dotted_name(word)).flatten() {
-                // "Drone.io", "Node.js": a name, wherever it stands.
-                if let Some((_, mid_capital)) = wanted.get_mut(&name.to_lowercase()) {
-                    *mid_capital += 1;
-                }
-            }
-            // The next word opens a sentence, a cell or an item after these.
-            sentence_start = token.ends_with(['.', '!', '?', ':', '|'])
-                || matches!(
-                    token,
-                    "-" | "*" | "+" | "|" | ">" | "#" | "##" | "###" | "####"
-                )
-                || token
-                    .trim_end_matches(['.', ')'])
-                    .chars()
-                    .all(|c| c.is_ascii_digit());
-        }
-    }
 }
 
 #[cfg(test)]
@@ -486,7 +552,7 @@ mod tests {
                  sim-to-real.",
             ),
         ];
-        let casing = book_casing(&chunks);
+        let casing = book_usage(&chunks).casing;
         let words = &casing.lowercase;
         // "sensor" (2 lowercase), "fusion" (2; "- Fusion" opens an item): lowercase in the prose.
         assert!(words.contains(&"sensor".to_string()), "{words:?}");
@@ -531,7 +597,7 @@ mod tests {
             "Gazebo loads them. Gazebo again.\n```\ngazebo gazebo gazebo\n```\n\
              Run `gazebo` or see /usr/share/gazebo/worlds and [it](https://gazebo.org/gazebo).",
         )];
-        let casing = book_casing(&chunks);
+        let casing = book_usage(&chunks).casing;
         assert!(
             !casing.lowercase.contains(&"gazebo".to_string()),
             "{casing:?}"
@@ -564,7 +630,7 @@ mod tests {
                 "Both workspaces build; the workspaces share a practice.",
             ),
         ];
-        let nouns = counted_nouns(&chunks);
+        let nouns = book_usage(&chunks).counted;
         let counted = &nouns.words;
         // "a workspace." and "a workspace for" (the code block does not count).
         assert!(counted.contains(&"workspace".to_string()), "{counted:?}");
@@ -597,7 +663,7 @@ mod tests {
                 "The Optuna sweeper plugin runs. The Nevergrad sweeper plugin too.",
             ),
         ];
-        let bare = counted_nouns(&chunks).bare;
+        let bare = book_usage(&chunks).counted.bare;
         // Twice bare, once after "the": bare; "color mode" is more often determined.
         assert_eq!(bare, ["dark mode"], "{bare:?}");
     }
@@ -630,7 +696,7 @@ mod tests {
                 "Create workspace folders. We create workspace files.",
             ),
         ];
-        let compounds = noun_compounds(&chunks);
+        let compounds = book_usage(&chunks).compounds;
         assert!(compounds.contains("access token"), "{compounds:?}");
         // The task is written without a determiner: not a thing.
         assert!(!compounds.contains("create workspace"), "{compounds:?}");

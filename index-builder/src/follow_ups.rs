@@ -14,13 +14,15 @@ use book_retrieval::{Encoder, Index, SearchRequest};
 
 use crate::chunker::BuiltChunk;
 
-/// Per chunk, its section's follow-up question in the book's casing (`casing::book_casing`),
-/// with "the" before the things the book counts (`casing::counted_nouns`), or `""` when the
+/// Per chunk, its section's follow-up question in the book's casing (`casing::BookUsage::casing`),
+/// with "the" before the things the book counts (`casing::BookUsage::counted`), or `""` when the
 /// heading makes none.
 pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
-    let casing = crate::casing::book_casing(chunks);
-    let counted = crate::casing::counted_nouns(chunks);
-    let compounds = crate::casing::noun_compounds(chunks);
+    let crate::casing::BookUsage {
+        casing,
+        counted,
+        compounds,
+    } = crate::casing::book_usage(chunks);
     let noun_compound = |words: &str| compounds.contains(words);
     chunks
         .iter()
