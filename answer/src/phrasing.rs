@@ -2491,6 +2491,15 @@ const DETERMINERS: &[&str] = &[
 /// more; one counted word takes "a" or "an" ("What is model?" asks what a model is: "What is a
 /// model?").
 fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> String {
+    if let Some(clause) = question
+        .strip_prefix(WHEN_PROBLEM)
+        .and_then(|rest| rest.strip_suffix('?'))
+    {
+        return match subject_with_the(clause, counted, casing) {
+            Some(clause) => format!("{WHEN_PROBLEM}{clause}?"),
+            None => question.to_string(),
+        };
+    }
     if let Some(list) = question
         .strip_prefix("What are ")
         .and_then(|rest| rest.strip_suffix('?'))
@@ -2606,6 +2615,40 @@ fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> Stri
     }
     out.push('?');
     out
+}
+
+/// How a problem stated as a clause is asked ([`problem_question`]).
+const WHEN_PROBLEM: &str = "What should I do when ";
+
+/// A problem's clause with "the" before its subject when the subject names one counted thing
+/// (see [`with_the`]) and a singular verb follows it: "robot explodes on spawn" → "the robot
+/// explodes on spawn", "nvidia-smi command is not found" → "the nvidia-smi command is not found".
+/// `None` when the clause keeps its words: a plural or uncounted subject ("ROS 2 nodes cannot
+/// …", "planning takes too long"), a name ("Isaac Sim complains …"), or no verb after at most
+/// four words. Objects keep theirs ("falls through floor"): "in simulation" is bare.
+fn subject_with_the(clause: &str, counted: &CountedNouns, casing: &BookCasing) -> Option<String> {
+    let words: Vec<&str> = clause.split(' ').collect();
+    // "explodes", "falls": a verb's "-s"; "types" of "joint types" is a plural of a noun the
+    // book counts.
+    let verb = words.iter().take(5).position(|w| {
+        AUXILIARIES.contains(w)
+            || (w.len() > 3
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && w.chars().all(|c| c.is_ascii_lowercase())
+                && !counted.counts(&w[..w.len() - 1]))
+    })?;
+    let subject = &words[..verb];
+    // Acronyms and lowercase words: a capitalized one may be a heading's title case left over
+    // ("Incorrect joint types …", whose verb is further on) as well as a name.
+    let plain = subject.iter().all(|w| {
+        !w.is_empty()
+            && !capitalized(w)
+            && w.chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '.')
+    });
+    (!subject.is_empty() && plain && counted_phrase(subject, counted, casing, true))
+        .then(|| format!("the {clause}"))
 }
 
 /// Plurals that name a list of the book's own about something: its requirements, practices,
@@ -3954,6 +3997,50 @@ mod tests {
             ("one-shot", "a"),
         ] {
             assert_eq!(indefinite_article(word), article, "{word}");
+        }
+    }
+
+    #[test]
+    fn a_problems_counted_subject_takes_the() {
+        let counted = nouns(&["command", "joint", "robot", "server", "type"], &["robot"]);
+        let none = BookCasing::default();
+        for (q, asked) in [
+            (
+                "What should I do when robot explodes on spawn?",
+                "What should I do when the robot explodes on spawn?",
+            ),
+            (
+                "What should I do when nvidia-smi command is not found?",
+                "What should I do when the nvidia-smi command is not found?",
+            ),
+            (
+                "What should I do when ROS 2 action server is not responding?",
+                "What should I do when the ROS 2 action server is not responding?",
+            ),
+            // An uncounted or plural subject, a name, a noun's plural taken for no verb, a
+            // heading's capital left over: as they are.
+            (
+                "What should I do when planning takes too long?",
+                "What should I do when planning takes too long?",
+            ),
+            (
+                "What should I do when ROS 2 nodes cannot discover each other?",
+                "What should I do when ROS 2 nodes cannot discover each other?",
+            ),
+            (
+                "What should I do when Isaac Sim complains about unsupported driver?",
+                "What should I do when Isaac Sim complains about unsupported driver?",
+            ),
+            (
+                "What should I do when joint types cause strange behavior?",
+                "What should I do when joint types cause strange behavior?",
+            ),
+            (
+                "What should I do when Incorrect joint falls?",
+                "What should I do when Incorrect joint falls?",
+            ),
+        ] {
+            assert_eq!(in_book_case(q, &none, &counted), asked, "{q}");
         }
     }
 
