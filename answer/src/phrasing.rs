@@ -2500,6 +2500,20 @@ fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> Stri
             None => question.to_string(),
         };
     }
+    if let Some((one, other)) = question
+        .strip_prefix("How does ")
+        .and_then(|rest| rest.strip_suffix('?'))
+        .and_then(|rest| rest.split_once(" compare with "))
+    {
+        // Both sides or neither: "How does a service compare with topic?" reads worse than none.
+        return match (
+            compared_article(one, counted, casing),
+            compared_article(other, counted, casing),
+        ) {
+            (Some(a), Some(b)) => format!("How does {a} {one} compare with {b} {other}?"),
+            _ => question.to_string(),
+        };
+    }
     if let Some(list) = question
         .strip_prefix("What are ")
         .and_then(|rest| rest.strip_suffix('?'))
@@ -2615,6 +2629,29 @@ fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> Stri
     }
     out.push('?');
     out
+}
+
+/// The article a reader gives one side of a comparison, or `None`: a phrase whose head is a kind
+/// the book counts takes "a" or "an" ("an action", "a simple node"), one naming one counted thing
+/// "the" ("the traditional approach"); a mass noun ("speed"), a name ("ROS 2") or a plural none.
+fn compared_article(
+    side: &str,
+    counted: &CountedNouns,
+    casing: &BookCasing,
+) -> Option<&'static str> {
+    let words: Vec<&str> = side.split(' ').collect();
+    let plain = words
+        .iter()
+        .all(|w| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '-'));
+    if !plain || !counted_phrase(&words, counted, casing, true) {
+        return None;
+    }
+    let head = words[words.len() - 1];
+    Some(if counted.is_kind(head) {
+        indefinite_article(&words[0].to_lowercase())
+    } else {
+        "the"
+    })
 }
 
 /// How a problem stated as a clause is asked ([`problem_question`]).
@@ -4038,6 +4075,44 @@ mod tests {
             (
                 "What should I do when Incorrect joint falls?",
                 "What should I do when Incorrect joint falls?",
+            ),
+        ] {
+            assert_eq!(in_book_case(q, &none, &counted), asked, "{q}");
+        }
+    }
+
+    #[test]
+    fn the_sides_of_a_comparison_take_articles_together() {
+        let counted = nouns(
+            &["action", "approach", "node", "service"],
+            &["action", "node", "service"],
+        );
+        let none = BookCasing::default();
+        for (q, asked) in [
+            (
+                "How does action compare with service?",
+                "How does an action compare with a service?",
+            ),
+            (
+                "How does agent compare with simple node?",
+                "How does agent compare with simple node?",
+            ),
+            (
+                "How does action compare with simple node?",
+                "How does an action compare with a simple node?",
+            ),
+            (
+                "How does traditional approach compare with VLA approach?",
+                "How does the traditional approach compare with the VLA approach?",
+            ),
+            // A mass noun, a name: neither side.
+            (
+                "How does speed compare with accuracy?",
+                "How does speed compare with accuracy?",
+            ),
+            (
+                "How does service compare with ROS 2?",
+                "How does service compare with ROS 2?",
             ),
         ] {
             assert_eq!(in_book_case(q, &none, &counted), asked, "{q}");
