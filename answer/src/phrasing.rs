@@ -2489,7 +2489,9 @@ const DETERMINERS: &[&str] = &[
 /// takes "the" when its head is a word the book writes in lowercase (`casing`), or an interface
 /// ("Docusaurus Client API"). After "What is" the thing takes "the" only when it is two words or
 /// more; one counted word takes "a" or "an" ("What is model?" asks what a model is: "What is a
-/// model?").
+/// model?"). A problem's subject ([`subject_with_the`]) and the sides of a comparison
+/// ([`compared_article`]) take theirs by the same test; a list the book names, "the"
+/// ([`book_list`]).
 fn with_the(question: &str, counted: &CountedNouns, casing: &BookCasing) -> String {
     if let Some(clause) = question
         .strip_prefix(WHEN_PROBLEM)
