@@ -950,10 +950,7 @@ fn problem_question(problem: &str) -> String {
             .contains(&w.as_str())
     });
     if stated {
-        format!(
-            "What should I do when {}?",
-            with_copula(&lower_first(problem))
-        )
+        format!("{WHEN_PROBLEM}{}?", with_copula(&lower_first(problem)))
     } else {
         what_to_do_about(problem, lower_initial(problem))
     }
@@ -1113,10 +1110,7 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     }
     // "Out of disk space": a resource run out of.
     if lower_words.len() > 2 && lower_words[0] == "out" && lower_words[1] == "of" {
-        return Some(Some(format!(
-            "What should I do when I run {}?",
-            lower_initial(h)
-        )));
+        return Some(Some(format!("{WHEN_PROBLEM}I run {}?", lower_initial(h))));
     }
     // An error message as the heading ("\"Launch file not found\"") or a problem report.
     let quoted =
@@ -1169,7 +1163,7 @@ fn reader_phrase(h: &str, lower_words: &[String]) -> Option<Option<String>> {
     }
     if trouble || problem {
         return Some(Some(format!(
-            "What should I do when {}?",
+            "{WHEN_PROBLEM}{}?",
             with_copula(&lower_first(h))
         )));
     }
@@ -2656,7 +2650,8 @@ fn compared_article(
     })
 }
 
-/// How a problem stated as a clause is asked ([`problem_question`]).
+/// How a problem stated as a clause is asked ([`problem_question`], [`reader_phrase`]), and
+/// recognized again ([`with_the`]).
 const WHEN_PROBLEM: &str = "What should I do when ";
 
 /// A problem's clause with "the" before its subject when the subject names one counted thing
