@@ -1,12 +1,10 @@
 //! `/api/chat` against every stub scenario: what the widget receives.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use futures_util::StreamExt;
 use proxy::stub::Scenario;
-use support::*;
 
 #[tokio::test]
 async fn ok_stream_is_relayed_with_done_and_settings_imposed() {

@@ -1,10 +1,8 @@
 //! `--site DIR`: the built book served beside the API.
 
-mod support;
-
 use std::fs;
 
-use support::*;
+use crate::support::*;
 
 fn book() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -1,15 +1,13 @@
 //! Feedback and the report in PostgreSQL, shared by two proxy instances (as behind one load
-//! balancer). Needs a server: `scripts/with-postgres.sh cargo test -p proxy --test postgres -- --ignored`.
-
-mod support;
+//! balancer). Needs a server: `scripts/with-postgres.sh cargo test -p proxy --test http postgres -- --ignored`.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::support::*;
 use proxy::feedback::FeedbackStore;
 use proxy::stub::Scenario;
 use serde_json::{json, Value};
-use support::*;
 
 /// `DATABASE_URL`; with `CI` set its absence fails the test, elsewhere it is skipped with a notice.
 fn database_url() -> Option<String> {

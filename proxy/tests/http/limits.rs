@@ -1,13 +1,11 @@
 //! Limits, CORS, rate limiting, the concurrency cap, health and the no-upstream mode.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::*;
 use futures_util::StreamExt;
 use proxy::stub::Scenario;
 use serde_json::{json, Value};
-use support::*;
 
 #[tokio::test]
 async fn body_over_64k_is_413() {

@@ -1,13 +1,11 @@
 //! Graceful shutdown, the binary's start line, start-up errors and the key staying out of logs.
 
-mod support;
-
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use futures_util::StreamExt;
 use proxy::stub::Scenario;
-use support::*;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 #[tokio::test]

@@ -2,14 +2,12 @@
 //! proxy, with the stub upstream recording what reaches it. Each gets its 4xx/429 and the stub
 //! receives nothing it should not; rejected requests store nothing.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::*;
 use proxy::client_ip::TrustedProxies;
 use proxy::stub::Scenario;
 use serde_json::{json, Value};
-use support::*;
 
 fn body_with(messages: Value) -> Value {
     json!({"messages": messages, "stream": true, "session_id": "s", "content_id": book_id()})

@@ -1,11 +1,9 @@
 //! `/api/feedback` rows written, read back, surviving a restart; `proxy report` output.
 
-mod support;
-
 use std::process::Command;
 
+use crate::support::*;
 use serde_json::{json, Value};
-use support::*;
 
 fn fb(rating: &str, question: &str, refused: bool) -> Value {
     json!({

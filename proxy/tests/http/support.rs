@@ -1,6 +1,5 @@
 //! Shared helpers: start the proxy and a stub upstream on 127.0.0.1:0, talk to them, and
 //! bound every wait in time.
-#![allow(dead_code)]
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -94,20 +93,25 @@ pub fn book_id() -> String {
     testing::asset().manifest.content_hash
 }
 
-/// A folder holding the tiny test book's asset files (written once per test binary).
+/// A folder holding the tiny test book's asset files: in cargo's temporary folder for tests (not
+/// the system's, which each run would litter), named by the book's content hash and each file
+/// written by rename, so runs side by side share it and never read a half-written file.
 pub fn tiny_book_dir() -> std::path::PathBuf {
     static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("proxy-tiny-book-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         let a = testing::asset();
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("proxy-tiny-book-{}", a.manifest.content_hash));
+        std::fs::create_dir_all(&dir).unwrap();
         let files = [&a.manifest.files.index, &a.manifest.files.chunks];
         for name in files
             .into_iter()
             .map(String::as_str)
             .chain(["manifest.json"])
         {
-            std::fs::write(dir.join(name), a.file(name).unwrap()).unwrap();
+            let part = dir.join(format!("{name}.{}.part", std::process::id()));
+            std::fs::write(&part, a.file(name).unwrap()).unwrap();
+            std::fs::rename(&part, dir.join(name)).unwrap();
         }
         dir
     })
