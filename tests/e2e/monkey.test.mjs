@@ -256,7 +256,7 @@ describe('monkey: seeded random walks of reader actions', {timeout: 30 * 60 * 10
     requireBuilt();
     stub = await startStub({delayMs: 60});
     // The walk asks far faster than a reader (a question every two steps); the per-client limiter
-    // has its own tests (proxy/tests/limits.rs, abuse.rs), so here it is set out of the way.
+    // has its own tests (proxy/tests/http/limits.rs, abuse.rs), so here it is set out of the way.
     const unlimited = ['--rate-capacity', '100000', '--rate-per-minute', '100000'];
     if (MODES.includes('llm')) proxies.llm = await startProxy({port: await freePort(), upstream: stub.url, args: unlimited});
     if (MODES.includes('extractive')) proxies.extractive = await startProxy({port: await freePort(), upstream: null});
