@@ -610,71 +610,92 @@ fn plateau_score(rules: &[Rule], scores: &[f32], i: usize) -> f32 {
 /// the words fall short too, or when the cosine is under a floor, itself one of the grid's
 /// values), and the combination whose hybrid fit scores best is kept.
 pub fn fit(books: &[&FitBook]) -> Calibration {
+    use rayon::prelude::*;
     const PENALTIES: [f32; 6] = [0.0, 0.1, 0.15, 0.2, 0.3, 0.4];
     const COMMON: [f32; 4] = [0.0, 0.15, 0.3, 0.5];
+    let rules = rules();
+    let costs: Vec<(f32, f32)> = PENALTIES
+        .into_iter()
+        .flat_map(|penalty| COMMON.into_iter().map(move |common| (penalty, common)))
+        .filter(|&(penalty, common)| penalty != 0.0 || common == COMMON[0])
+        .collect();
+    // Each unseen-term cost is fitted apart from the others (about half a second each): on
+    // rayon's threads, then the best kept in the grid's order, so a tie keeps what one loop would.
+    let fitted: Vec<(f32, Calibration)> = costs
+        .par_iter()
+        .map(|&cost| fit_cost(books, cost, &rules))
+        .collect();
+    fitted
+        .into_iter()
+        .fold(None::<(f32, Calibration)>, |best, (score, c)| {
+            if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                Some((score, c))
+            } else {
+                best
+            }
+        })
+        .map_or_else(Calibration::default, |(_, c)| c)
+}
+
+/// [`fit`] for one unseen-term cost (penalty, common-word weight): the best combination of the
+/// other parameters and its score (the first of equals in the grid's order).
+fn fit_cost(books: &[&FitBook], u: (f32, f32), rules: &[Rule]) -> (f32, Calibration) {
     const WEIGHTS: [f32; 6] = [0.0, 0.15, 0.3, 0.45, 0.6, 0.8];
     const WORDS_OFFSETS: [f32; 6] = [-0.05, 0.0, 0.1, 0.2, 0.3, 1.0];
     // The hybrid phase's cosine floor (0: none); tried in this order, so a tie keeps the lower.
     const FLOORS: [f32; 4] = [0.0, 0.15, 0.2, 0.25];
-    let rules = rules();
+    let (penalty, common) = u;
+    let (_, b, _) = fit_phase(books, (false, 0.0), &[0.0], u, None, rules);
     let mut best: Option<(f32, Calibration)> = None;
-    for penalty in PENALTIES {
-        for common in COMMON {
-            if penalty == 0.0 && common != COMMON[0] {
-                continue;
-            }
-            let u = (penalty, common);
-            let (_, b, _) = fit_phase(books, (false, 0.0), &[0.0], u, None, &rules);
-            for words_offset in WORDS_OFFSETS {
-                let words = Calibration {
-                    unseen_penalty: penalty,
-                    common_weight: common,
-                    bm25_neg_quantile: b.neg_quantile,
-                    bm25_pos_quantile: b.pos_quantile,
-                    bm25_neg_weight: b.neg_weight,
-                    bm25_mix: b.mix,
-                    bm25_offset: b.offset,
-                    words_offset,
-                    ..Calibration::default()
-                };
-                // Which labelled questions the hybrid phase's words test refuses, per book.
-                let refused_by_words: Vec<Vec<bool>> = books
+    for words_offset in WORDS_OFFSETS {
+        let words = Calibration {
+            unseen_penalty: penalty,
+            common_weight: common,
+            bm25_neg_quantile: b.neg_quantile,
+            bm25_pos_quantile: b.pos_quantile,
+            bm25_neg_weight: b.neg_weight,
+            bm25_mix: b.mix,
+            bm25_offset: b.offset,
+            words_offset,
+            ..Calibration::default()
+        };
+        // Which labelled questions the hybrid phase's words test refuses, per book.
+        let refused_by_words: Vec<Vec<bool>> = books
+            .iter()
+            .map(|b| {
+                let t = thresholds(&b.sample, &words);
+                b.labelled
                     .iter()
-                    .map(|b| {
-                        let t = thresholds(&b.sample, &words);
-                        b.labelled
-                            .iter()
-                            .map(|(_, s)| s.bm25_relevance(u).is_none_or(|c| c < t.words))
-                            .collect()
-                    })
-                    .collect();
-                for floor in FLOORS {
-                    let (w, h, score) = fit_phase(
-                        books,
-                        (true, floor),
-                        &WEIGHTS,
-                        u,
-                        Some(&refused_by_words),
-                        &rules,
-                    );
-                    if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                        let c = Calibration {
-                            coverage_weight: w,
-                            neg_quantile: h.neg_quantile,
-                            pos_quantile: h.pos_quantile,
-                            neg_weight: h.neg_weight,
-                            mix: h.mix,
-                            offset: h.offset,
-                            min_cosine: floor,
-                            ..words
-                        };
-                        best = Some((score, c));
-                    }
-                }
+                    .map(|(_, s)| s.bm25_relevance(u).is_none_or(|c| c < t.words))
+                    .collect()
+            })
+            .collect();
+        for floor in FLOORS {
+            let (w, h, score) = fit_phase(
+                books,
+                (true, floor),
+                &WEIGHTS,
+                u,
+                Some(&refused_by_words),
+                rules,
+            );
+            if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                let c = Calibration {
+                    coverage_weight: w,
+                    neg_quantile: h.neg_quantile,
+                    pos_quantile: h.pos_quantile,
+                    neg_weight: h.neg_weight,
+                    mix: h.mix,
+                    offset: h.offset,
+                    min_cosine: floor,
+                    ..words
+                };
+                best = Some((score, c));
             }
         }
     }
-    best.map_or_else(Calibration::default, |(_, c)| c)
+    // WORDS_OFFSETS and FLOORS are not empty: there is a best.
+    best.unwrap_or((f32::NEG_INFINITY, Calibration::default()))
 }
 
 #[cfg(test)]
