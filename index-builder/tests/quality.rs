@@ -12,6 +12,8 @@
 
 use std::path::PathBuf;
 
+use rayon::prelude::*;
+
 use book_answer::confidence::{fit_cutoffs, ExcerptCutoffs, ExcerptSignals};
 use book_retrieval::bm25::Bm25Params;
 use book_retrieval::encoder::PrunedWords;
@@ -146,102 +148,122 @@ struct Row {
 #[ignore = "needs ../shared corpora and the model"]
 fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
     let bank = calibrate::bank();
-    let mut built = Vec::new();
-    for (name, docs, questions) in books() {
-        let book = build_book(docs, name);
-        let mut qs = eval::read_questions(&repo().join(questions)).unwrap();
-        eval::resolve_gold(&book, &mut qs).unwrap();
-        let keys = repo()
-            .join("eval/answer-keys")
-            .join(format!("{name}.jsonl"));
-        if keys.exists() {
-            eval::attach_answer_keys(qs.iter_mut(), &keys).unwrap();
-        }
-        let mut conversations = CONVERSATION_SETS.map(|set| {
-            eval::read_conversations(&repo().join(set).join(format!("{name}.jsonl"))).unwrap()
-        });
-        // Only the labelled set has answer keys.
-        eval::attach_answer_keys(
-            conversations[0].iter_mut().map(|c| &mut c.follow_up),
-            &repo()
-                .join("eval/answer-keys/conversations")
-                .join(format!("{name}.jsonl")),
-        )
-        .unwrap();
-        let selections = SELECTION_SETS.map(|(set, _)| {
-            eval::read_selections(&repo().join(set).join(format!("{name}.jsonl"))).unwrap()
-        });
-        let texts = eval::texts_of(&book);
-        let sample = calibrate::sample(&book.index, &texts, &book.encoder, &bank);
-        let labelled = qs
-            .iter()
-            .map(|q| {
-                (
-                    q.out_of_scope,
-                    calibrate::signals(&book.index, &book.encoder, &q.question),
-                )
-            })
-            .collect();
-        built.push((
-            name,
-            book,
-            qs,
-            FitBook { sample, labelled },
-            conversations,
-            selections,
-        ));
-    }
+    // Each book is built and read on its own: side by side on rayon's threads (order kept).
+    let mut built: Vec<_> = books()
+        .into_par_iter()
+        .map(|(name, docs, questions)| {
+            let book = build_book(docs, name);
+            let mut qs = eval::read_questions(&repo().join(questions)).unwrap();
+            eval::resolve_gold(&book, &mut qs).unwrap();
+            let keys = repo()
+                .join("eval/answer-keys")
+                .join(format!("{name}.jsonl"));
+            if keys.exists() {
+                eval::attach_answer_keys(qs.iter_mut(), &keys).unwrap();
+            }
+            let mut conversations = CONVERSATION_SETS.map(|set| {
+                eval::read_conversations(&repo().join(set).join(format!("{name}.jsonl"))).unwrap()
+            });
+            // Only the labelled set has answer keys.
+            eval::attach_answer_keys(
+                conversations[0].iter_mut().map(|c| &mut c.follow_up),
+                &repo()
+                    .join("eval/answer-keys/conversations")
+                    .join(format!("{name}.jsonl")),
+            )
+            .unwrap();
+            let selections = SELECTION_SETS.map(|(set, _)| {
+                eval::read_selections(&repo().join(set).join(format!("{name}.jsonl"))).unwrap()
+            });
+            let texts = eval::texts_of(&book);
+            let sample = calibrate::sample(&book.index, &texts, &book.encoder, &bank);
+            let labelled = qs
+                .iter()
+                .map(|q| {
+                    (
+                        q.out_of_scope,
+                        calibrate::signals(&book.index, &book.encoder, &q.question),
+                    )
+                })
+                .collect();
+            (
+                name,
+                book,
+                qs,
+                FitBook { sample, labelled },
+                conversations,
+                selections,
+            )
+        })
+        .collect();
     let all: Vec<&FitBook> = built.iter().map(|b| &b.3).collect();
     println!(
         "refusal calibration fitted on all books (the shipped default): {:?}",
         calibrate::fit(&all)
     );
+    // Each book's calibration is fitted on the other books (the fit itself runs on rayon's
+    // threads); then the books are answered side by side, their lines printed in order (so the
+    // "max ms" column is timed beside another book's answers: the browser benchmark, scripts/bench.sh,
+    // times answers alone).
+    let cals: Vec<calibrate::Calibration> = (0..built.len())
+        .map(|i| {
+            let others: Vec<&FitBook> = built
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, b)| &b.3)
+                .collect();
+            let started = std::time::Instant::now();
+            let cal = calibrate::fit(&others);
+            eprintln!("fit in {:.1} s", started.elapsed().as_secs_f32());
+            cal
+        })
+        .collect();
+    let answered: Vec<(String, [Row; 2])> = built
+        .par_iter_mut()
+        .zip(cals)
+        .map(|((name, book, qs, fit, conversations, selections), cal)| {
+            let name: &'static str = name;
+            calibrate::apply(&mut book.index, &book.encoder, &fit.sample, &cal).unwrap();
+            let texts = eval::texts_of(book);
+            let s = book.index.meta.settings;
+            let line = format!(
+                "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, unseen-term penalty {:.2} (common words {:.2}), min relevance {:.3} unless coverage reaches {:.3}, never below cosine {:.2}, BM25 min coverage {:.3}",
+                s.coverage_weight,
+                s.unseen_penalty,
+                s.common_unseen_weight.unwrap_or(1.0),
+                s.min_relevance,
+                s.hybrid_min_coverage.unwrap_or(0.0),
+                s.min_cosine.unwrap_or(0.0),
+                s.min_coverage
+            );
+            let rows = [("before encoder", false), ("with encoder", true)].map(|(phase, hybrid)| {
+                let encoder = hybrid.then_some(&book.encoder);
+                let retrieval = run(book, qs, hybrid);
+                let (answers, graded) = eval::answer_metrics_graded(book, &texts, qs, encoder);
+                let conversations = conversations
+                    .each_ref()
+                    .map(|set| eval::conversation_metrics(book, &texts, set, encoder).0);
+                let selections = selections
+                    .each_ref()
+                    .map(|set| eval::selection_metrics(book, &texts, set, encoder));
+                Row {
+                    name,
+                    phase,
+                    retrieval,
+                    answers,
+                    graded,
+                    conversations,
+                    selections,
+                }
+            });
+            (line, rows)
+        })
+        .collect();
     let mut rows: Vec<Row> = Vec::new();
-    for i in 0..built.len() {
-        let others: Vec<&FitBook> = built
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, b)| &b.3)
-            .collect();
-        let started = std::time::Instant::now();
-        let cal = calibrate::fit(&others);
-        eprintln!("fit in {:.1} s", started.elapsed().as_secs_f32());
-        let name: &'static str = built[i].0;
-        let (_, book, qs, fit, conversations, selections) = &mut built[i];
-        calibrate::apply(&mut book.index, &book.encoder, &fit.sample, &cal).unwrap();
-        let texts = eval::texts_of(book);
-        let s = book.index.meta.settings;
-        println!(
-            "{name}: fitted on the other books {cal:?}; thresholds: coverage weight {:.2}, unseen-term penalty {:.2} (common words {:.2}), min relevance {:.3} unless coverage reaches {:.3}, never below cosine {:.2}, BM25 min coverage {:.3}",
-            s.coverage_weight,
-            s.unseen_penalty,
-            s.common_unseen_weight.unwrap_or(1.0),
-            s.min_relevance,
-            s.hybrid_min_coverage.unwrap_or(0.0),
-            s.min_cosine.unwrap_or(0.0),
-            s.min_coverage
-        );
-        for (phase, hybrid) in [("before encoder", false), ("with encoder", true)] {
-            let retrieval = run(book, qs, hybrid);
-            let (answers, graded) =
-                eval::answer_metrics_graded(book, &texts, qs, hybrid.then_some(&book.encoder));
-            let conversations = conversations.each_ref().map(|set| {
-                eval::conversation_metrics(book, &texts, set, hybrid.then_some(&book.encoder)).0
-            });
-            let selections = selections.each_ref().map(|set| {
-                eval::selection_metrics(book, &texts, set, hybrid.then_some(&book.encoder))
-            });
-            rows.push(Row {
-                name,
-                phase,
-                retrieval,
-                answers,
-                graded,
-                conversations,
-                selections,
-            });
-        }
+    for (line, book_rows) in answered {
+        println!("{line}");
+        rows.extend(book_rows);
     }
     // Confidence cut-offs, leave-one-book-out: each book is graded with cut-offs fitted on the
     // other books' answers in the same phase.
