@@ -34,43 +34,17 @@ count_tests() {
   [ "$s" -eq 0 ] || { echo "    $s test(s) did not run: every test must run here (see the ignore reason above)"; return 1; }
 }
 
-# Counts a finished suite's tests and records whether it passed: record NAME START LOG OK.
-record() {
-  local name="$1" start="$2" log="$3" ok="$4"
+suite() {
+  local name="$1"; shift
+  printf '\n==> %s\n' "$name"
+  local start=$SECONDS log="$LOGS/$passed-$failed.log" ok=1
+  "$@" 2>&1 | tee "$log" || ok=0
   count_tests "$log" || ok=0
   if [ "$ok" -eq 1 ]; then
     passed=$((passed + 1)); echo "--- $name: ok ($((SECONDS - start)) s)"
   else
     failed=$((failed + 1)); failures+=("$name"); echo "--- $name: FAILED ($((SECONDS - start)) s)"
   fi
-}
-
-suite() {
-  local name="$1"; shift
-  printf '\n==> %s\n' "$name"
-  local start=$SECONDS log="$LOGS/$passed-$failed.log" ok=1
-  "$@" 2>&1 | tee "$log" || ok=0
-  record "$name" "$start" "$log" "$ok"
-}
-
-# A suite that runs beside the next ones (their output is not interleaved: its own is printed when
-# it is awaited). Only for a suite that shares no files with them and has no timing-sensitive test:
-# most of what it does is single-threaded Node, so it overlaps a cargo build's idle core.
-background_suite() {
-  bg_name="$1"; shift
-  bg_start=$SECONDS; bg_log="$LOGS/background.log"
-  printf '\n==> %s (in the background)\n' "$bg_name"
-  ( "$@" > "$bg_log" 2>&1; echo $? > "$bg_log.rc" ) &
-  bg_pid=$!
-}
-
-await_background_suite() {
-  wait "$bg_pid"
-  printf '\n==> %s (awaited)\n' "$bg_name"
-  cat "$bg_log"
-  local ok=1
-  [ "$(cat "$bg_log.rc" 2>/dev/null)" = 0 ] || ok=0
-  record "$bg_name" "$bg_start" "$bg_log" "$ok"
 }
 
 wasm_clippy=(-p book-chat -p encoder-wasm -p markdown-wasm -p book-markdown -p book-prompt -p book-answer)
@@ -93,11 +67,8 @@ suite "fuzz corpus and crash regressions, replayed on stable" bash -c "cd fuzz &
 suite "Markdown tree and its wire format (with the parser)" cargo test --release -p book-markdown --features parse -- --include-ignored
 suite "widget logic (native)" cargo test --release -p book-chat --no-default-features --lib -- --include-ignored
 suite "widget in headless Chromium" cargo test -p book-chat --target wasm32-unknown-unknown --test widget_browser
-# The plugin's tests build their own fixture sites (test-results/plugin-build) with a fake widget and
-# index builder: nothing the site build writes. Side by side, about 2.5 minutes less.
-background_suite "Docusaurus plugin (options, routes, locales, versions, anchor check, fixture builds)" npm run --silent test:plugin
+suite "Docusaurus plugin (options, routes, locales, versions, anchor check, fixture builds)" npm run --silent test:plugin
 suite "build the book site (index, wasm, Docusaurus)" bash scripts/build-site.sh
-await_background_suite
 # The author's path: the tarballs build-site.sh packed, installed into a fresh TypeScript site with two
 # locales (one right-to-left) and two docs versions, built with no cargo/rustc on PATH and an empty HOME.
 suite "npm packages in a fresh Docusaurus site (Node only)" node --test --test-reporter=spec tests/package/package.test.mjs
