@@ -52,6 +52,13 @@ const SNIPPET_ECHO: f32 = 0.6;
 /// Most table rows quoted (besides the header): a longer table shows the rows sharing the most
 /// of the question's terms.
 pub const MAX_TABLE_ROWS: usize = 8;
+/// A row of a longer table holding at least this share of the question's terms is one the question
+/// names (an option, a part): the rows sharing less than half as much are then left out. The
+/// Docusaurus docs' option tables put the two `showLast…` rows asked about under five unrelated
+/// ones (`remarkPlugins`, `rehypePlugins`, …) that only filled the quote. A question naming no row
+/// ("what states does the task executor go through", "parts list for a robot car") keeps the
+/// table's best rows, as the whole is what it asks for.
+const TABLE_ROW_NAMED: f32 = 0.5;
 /// Most list items quoted.
 pub const MAX_LIST_ITEMS: usize = 8;
 /// Longest quoted table cell or list item, in characters.
@@ -1072,7 +1079,7 @@ fn best_block(
                     q_terms,
                     lines.get(1..).unwrap_or(&[]),
                     MAX_TABLE_ROWS,
-                    false,
+                    Trim::AllButNamed,
                 )
                 .into_iter()
                 .map(|r| r + 1);
@@ -1101,7 +1108,7 @@ fn best_block(
                 // Of a long list, only the items sharing the question's terms (its opening items
                 // when none does): an exercises list's third exercise is the one asked about, and
                 // the items about the other exercises would fill the quote before it.
-                let text = most_sharing(q_terms, &items, MAX_LIST_ITEMS, true)
+                let text = most_sharing(q_terms, &items, MAX_LIST_ITEMS, Trim::Unrelated)
                     .into_iter()
                     .map(|i| cut_at_word(&items[i], MAX_CELL_CHARS))
                     .collect::<Vec<_>>()
@@ -1132,20 +1139,31 @@ fn best_block(
     best.map(|(q, _)| q)
 }
 
+/// Which lines of a long table or list a quote leaves out, besides those past the `max` best.
+#[derive(Clone, Copy)]
+enum Trim {
+    /// Lines sharing none of the question's terms (unless no line shares any).
+    Unrelated,
+    /// When a line holds [`TABLE_ROW_NAMED`] of the question's terms (the question names it),
+    /// the lines sharing less than half as much.
+    AllButNamed,
+}
+
 /// Which of `lines` (a table's body rows, a list's items) a quote shows, in their order: all when
 /// they are at most `max`, else the `max` sharing the most of the question's terms (the first of
-/// equals); with `sharing_only`, only lines sharing a term, unless none does.
-fn most_sharing(
-    q_terms: &[String],
-    lines: &[String],
-    max: usize,
-    sharing_only: bool,
-) -> Vec<usize> {
+/// equals), less those `trim` leaves out.
+fn most_sharing(q_terms: &[String], lines: &[String], max: usize, trim: Trim) -> Vec<usize> {
     let mut kept: Vec<usize> = (0..lines.len()).collect();
     if kept.len() > max {
         let share: Vec<f32> = lines.iter().map(|l| term_share(q_terms, l)).collect();
-        if sharing_only && share.iter().any(|&s| s > 0.0) {
-            kept.retain(|&i| share[i] > 0.0);
+        let best = share.iter().copied().fold(0f32, f32::max);
+        let floor = match trim {
+            Trim::Unrelated if best > 0.0 => Some(0.0),
+            Trim::AllButNamed if best >= TABLE_ROW_NAMED => Some(best / 2.0),
+            _ => None,
+        };
+        if let Some(floor) = floor {
+            kept.retain(|&i| share[i] > 0.0 && share[i] >= floor);
         }
         book_retrieval::sort::sort_by(&mut kept, &|&a, &b| {
             share[b].total_cmp(&share[a]).then(a.cmp(&b))
@@ -1633,9 +1651,34 @@ mod tests {
         let q = quotes("what does the draft option do", &[src(0, &rows.join("\n"))]);
         assert_eq!(q[0].form, Form::Table);
         let lines: Vec<&str> = q[0].text.lines().collect();
-        assert_eq!(lines.len(), 1 + MAX_TABLE_ROWS);
-        assert_eq!(lines[0], "Name\tMeaning");
-        assert!(lines.contains(&"`draft`\tDraft documents are only built in development"));
+        assert_eq!(
+            lines,
+            [
+                "Name\tMeaning",
+                "`draft`\tDraft documents are only built in development"
+            ],
+            "rows sharing nothing do not fill the quote of a row the question names"
+        );
+        // Rows sharing much less than the named one are left out too; a question naming no row
+        // gets the best rows, and with none sharing a term (the question's words in the header)
+        // the table's first rows.
+        let mut rows = vec!["Name | Meaning".to_string()];
+        rows.extend((0..12).map(|i| format!("`doc{i}` | a doc setting number {i}")));
+        rows.push("`showLastUpdateTime` | Show the date a doc was last updated".into());
+        let q = quotes(
+            "show the last updated date on each doc",
+            &[src(0, &rows.join("\n"))],
+        );
+        let lines: Vec<&str> = q[0].text.lines().collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[1].starts_with("`showLastUpdateTime`"), "{lines:?}");
+        let q = quotes("what does each name mean", &[src(0, &rows.join("\n"))]);
+        assert_eq!(q[0].text.lines().count(), 1 + MAX_TABLE_ROWS, "{q:?}");
+        let q = quotes(
+            "which doc settings matter for a small robot site",
+            &[src(0, &rows.join("\n"))],
+        );
+        assert_eq!(q[0].text.lines().count(), 1 + MAX_TABLE_ROWS, "{q:?}");
         // Inline code stays code in a cell, its `|` escaped for the table; other text is literal.
         let q = quotes(
             "lastmod values",
