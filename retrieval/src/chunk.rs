@@ -40,8 +40,14 @@ const POINTING_HEADINGS: &[&str] = &[
     "where to go from here",
     "next section",
     "related topics",
+    "resources",
     "further resources",
     "additional resources",
+    "more resources",
+    "external resources",
+    "review resources",
+    "useful links",
+    "external links",
     "learn more",
     "prerequisites",
     "further reading",
@@ -107,6 +113,11 @@ mod tests {
         assert!(points_elsewhere("Capstone", Some("Where to go next")));
         assert!(points_elsewhere("Capstone", Some("What's next?")));
         assert!(points_elsewhere("ROS 2", Some("Quiz: check yourself")));
+        // Reading lists: links out, whatever the chapter's words in them.
+        assert!(points_elsewhere("Simulation", Some("Resources")));
+        assert!(points_elsewhere("ROS 2", Some("Review Resources")));
+        assert!(points_elsewhere("ROS 2", Some("Useful links")));
+        assert!(!points_elsewhere("ROS 2", Some("Compute resources")));
         assert!(!points_elsewhere("ROS 2", Some("Quizzical robots")));
         assert!(!points_elsewhere("ROS 2", Some("Services and actions")));
         assert!(!points_elsewhere("ROS 2", None));
