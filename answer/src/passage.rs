@@ -1090,6 +1090,9 @@ fn signposts(lower: &[String]) -> bool {
         ("let", "us") => PLAN_VERBS.contains(word(2)),
         ("you've", verb) => PROGRESS_VERBS.contains(verb),
         ("you", "have") => PROGRESS_VERBS.contains(word(2)),
+        // "You'll learn the fundamental building blocks …" (not "You'll see a message …").
+        ("you'll", "learn" | "discover") => true,
+        ("you", "will") => matches!(word(2), "learn" | "discover"),
         ("by", "the") => word(2) == "end",
         ("imagine", _) | ("welcome", "to") | ("stay", "tuned") => true,
         // "So far we've built individual nodes …" ("so" is skipped as a leading adverb).
@@ -1411,6 +1414,8 @@ mod tests {
             "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.",
             "Stay tuned to see how to run all of the combinations automatically (Multi-run).",
             "So far we've built individual nodes that communicate via topics and services.",
+            "You'll learn the fundamental building blocks that make this nervous system function.",
+            "You will discover how the planner turns a sentence into actions.",
             "Proceed to Chapter 05: Simulation Ecosystem to learn about Gazebo and Isaac Sim.",
             "The moment of inertia is (3*r\u{FFFD} + h\u{FFFD}) / 12 for this cylinder.",
         ] {
@@ -1424,6 +1429,8 @@ mod tests {
             "In the last part of the launch file, the node reads the parameters.",
             "So far the plugin supports only the classic theme and its layouts.",
             "Continue to press the button until the light turns green on the board.",
+            "You'll see a message saying the node has started.",
+            "You will need a GPU with at least 8 GB of memory.",
         ] {
             assert_eq!(prose(subject).len(), 1, "{subject}");
         }
