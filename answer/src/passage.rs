@@ -211,11 +211,14 @@ pub fn blocks(text: &str) -> Vec<(Block, Option<String>)> {
         }
         rows.clear();
     };
+    // A list of questions ("How do I embed youtube videos …?", "How do I style links …?") sets
+    // out what a page will answer, or what to ask: it answers nothing itself.
     let flush_items = |items: &mut Vec<String>, intro: &mut Option<String>, out: &mut Out| {
         if items.len() >= 2
             && !items
                 .iter()
                 .any(|i| NAV_MARKS.iter().any(|n| i.contains(n)))
+            && !items.iter().all(|i| asks(i))
         {
             out.push((Block::List(std::mem::take(items)), intro.take()));
         }
@@ -863,6 +866,13 @@ pub fn ends_sentence(s: &str) -> bool {
         .ends_with(|c: char| matches!(c, '.' | '!' | '?' | ':') || OTHER_STOPS.contains(c))
 }
 
+/// Whether `s` is a question: its last letter, digit or question mark is a question mark, so
+/// closing quotes, brackets and emphasis may follow it (`Why not write everything in Python?"`,
+/// `**How do I …?**`).
+fn asks(s: &str) -> bool {
+    s.chars().rev().find(|&c| c == '?' || c.is_alphanumeric()) == Some('?')
+}
+
 /// Full stops and question marks of other scripts: Urdu and Arabic (`۔`, `؟`), Hindi (`।`),
 /// Chinese and Japanese (`。`, `！`, `？`).
 const OTHER_STOPS: &str = "۔؟।。！？";
@@ -998,8 +1008,9 @@ fn is_quotable(s: &str) -> bool {
         return false;
     }
     // A quoted utterance ("\"Pick up the cup and bring it here\"") is an example of what a user
-    // says, never an answer.
-    if only_quoted(s) {
+    // says, never an answer; nor is a question ("You might wonder: \"Why not write everything in
+    // Python?\""): quoted, it hands the reader's question back.
+    if only_quoted(s) || asks(s) {
         return false;
     }
     // A tab separates the cells of a table flattened into text: row soup, not a sentence.
@@ -1418,6 +1429,9 @@ mod tests {
             "You will discover how the planner turns a sentence into actions.",
             "Proceed to Chapter 05: Simulation Ecosystem to learn about Gazebo and Isaac Sim.",
             "The moment of inertia is (3*r\u{FFFD} + h\u{FFFD}) / 12 for this cylinder.",
+            // A question hands the reader's question back.
+            "You might wonder: \"Why not write everything in Python?\"",
+            "**How do I make every page start with a copyright notice?**",
         ] {
             assert!(prose(signpost).is_empty(), "{signpost}");
         }
@@ -1431,6 +1445,7 @@ mod tests {
             "Continue to press the button until the light turns green on the board.",
             "You'll see a message saying the node has started.",
             "You will need a GPU with at least 8 GB of memory.",
+            "Not sure which to pick (or can we?) the default works for most books.",
         ] {
             assert_eq!(prose(subject).len(), 1, "{subject}");
         }
@@ -1443,6 +1458,14 @@ mod tests {
             prose("See the logging page: Hydra writes one log file per job."),
             ["See the logging page: Hydra writes one log file per job."]
         );
+    }
+
+    #[test]
+    fn a_list_of_questions_is_not_a_block() {
+        let questions = "Sometimes you may want to extend it. For example:\n\n- How do I embed youtube videos?\n- How do I style links differently?\n\nAnd the answer is: a plugin.";
+        assert!(blocks(questions).is_empty());
+        let mixed = "- How do I embed youtube videos?\n- Use the `youtube` plugin.";
+        assert_eq!(blocks(mixed).len(), 1);
     }
 
     #[test]
