@@ -87,6 +87,9 @@ pub struct ExcerptSignals {
     /// The best source is the best by words alone, by meaning alone and fused
     /// (`SearchResults::agree`; never before the encoder has loaded).
     pub agree: bool,
+    /// The question is a bare topic ("tf2", "dark mode", as typed into a search box): it names no
+    /// aspect of the topic, so no section can be shown to answer it.
+    pub topic_only: bool,
 }
 
 /// Cut-offs of [`for_excerpts`]; see [`ExcerptCutoffs::default`] for how they were chosen.
@@ -177,13 +180,14 @@ pub fn fit_cutoffs(
     best
 }
 
-/// Grades an excerpt answer: "high" needs a clear margin and a first quote from the best source
-/// (covering a share of the question's terms and agreeing rankings, as the cut-offs ask); "low" is a
-/// borderline margin or nothing quoted.
+/// Grades an excerpt answer: "high" needs a question that asks something (not a bare topic), a
+/// clear margin and a first quote from the best source (covering a share of the question's terms
+/// and agreeing rankings, as the cut-offs ask); "low" is a borderline margin or nothing quoted.
 pub fn for_excerpts(s: &ExcerptSignals, cut: &ExcerptCutoffs) -> Confidence {
     if !s.quoted || !s.margin.is_finite() || s.margin < cut.low_margin {
         Confidence::Low
-    } else if s.margin >= cut.high_margin
+    } else if !s.topic_only
+        && s.margin >= cut.high_margin
         && s.from_top
         && s.covered >= cut.high_covered
         && (s.agree || !cut.high_agree)
@@ -238,6 +242,7 @@ mod tests {
             from_top: true,
             quoted: true,
             agree,
+            topic_only: false,
         };
         let samples: Vec<(ExcerptSignals, bool)> =
             (0..20).map(|i| (s(i % 2 == 0), i % 2 == 0)).collect();
@@ -256,8 +261,20 @@ mod tests {
             from_top: true,
             quoted: true,
             agree: true,
+            topic_only: false,
         };
         assert_eq!(for_excerpts(&s, &cut), Confidence::High);
+        // A bare topic ("tf2") asks nothing a section can be shown to answer.
+        assert_eq!(
+            for_excerpts(
+                &ExcerptSignals {
+                    topic_only: true,
+                    ..s
+                },
+                &cut
+            ),
+            Confidence::Medium
+        );
         assert_eq!(
             for_excerpts(
                 &ExcerptSignals {
