@@ -52,8 +52,8 @@ wasm_module() {
 #     1023 KiB deep would touch the low 1 KiB the flag assumes unused; with --converge: -4.5 kB.
 #   --strip-producers --strip-target-features: tool metadata browsers ignore: -0.2 kB.
 #   -iit (--ignore-implicit-traps): loads, stores, divisions and float conversions are taken not to
-#     trap. Rust's own code never relies on one: it checks indices and divisors before them (a
-#     panic, which aborts), and converts floats with saturating instructions: -0.16 kB.
+#     trap. Rust's code never relies on one: it checks indices and divisors before them (a panic,
+#     which aborts), and its float-to-integer `as` saturates rather than traps: -0.16 kB.
 # index.html gives Trunk the same flags (data-wasm-opt-params): both builds give the same file.
 WIDGET_WASM_OPT=(-Oz --low-memory-unused --strip-producers --strip-target-features -ocimfs=20 -iit --converge)
 wasm_module book-chat book_chat book-chat "${WIDGET_WASM_OPT[@]}"

@@ -295,6 +295,8 @@ fn bare_topic(question: &str, q_terms: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use book_prompt::prefs::{Detail, Format};
+    use book_retrieval::SearchRequest;
 
     #[test]
     fn bare_topics_are_told_from_questions() {
@@ -313,8 +315,6 @@ mod tests {
             assert!(!bare(question), "{question}");
         }
     }
-    use book_prompt::prefs::{Detail, Format};
-    use book_retrieval::SearchRequest;
 
     fn ask(q: &str) -> Answer {
         ask_with(q, &Preferences::default())
