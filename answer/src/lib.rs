@@ -280,16 +280,8 @@ pub fn signals(
             }),
         quoted: !quotes.is_empty(),
         agree: found.agree,
-        topic_only: bare_topic(question, &q_terms),
+        topic_only: book_retrieval::analyzer::bare_topic(question).is_some(),
     }
-}
-
-/// Whether `question` (its topic terms `q_terms`) is a bare topic, typed as into a search box
-/// ("tf2", "dark mode", "defaults list"): one or two words, each a topic term (not "what urdf",
-/// "how to install"). It names no aspect of the topic, so no answer to it is graded "high".
-fn bare_topic(question: &str, q_terms: &[String]) -> bool {
-    let words = question.split_whitespace().count();
-    (1..=2).contains(&words) && q_terms.len() >= words
 }
 
 #[cfg(test)]
@@ -297,24 +289,6 @@ mod tests {
     use super::*;
     use book_prompt::prefs::{Detail, Format};
     use book_retrieval::SearchRequest;
-
-    #[test]
-    fn bare_topics_are_told_from_questions() {
-        let bare = |q: &str| bare_topic(q, &text::terms(q));
-        for topic in ["tf2", "dark mode", "defaults list", "useDocusaurusContext"] {
-            assert!(bare(topic), "{topic}");
-        }
-        for question in [
-            "what is urdf",
-            "how install",
-            "why hydra",
-            "add a search bar to my site",
-            "future.result() gives None",
-            "",
-        ] {
-            assert!(!bare(question), "{question}");
-        }
-    }
 
     fn ask(q: &str) -> Answer {
         ask_with(q, &Preferences::default())

@@ -191,6 +191,16 @@ pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
 
+/// Whether `question` is a bare topic, typed as into a search box ("tf2", "dark mode", "defaults
+/// list"): one or two words, each a topic term (not "what urdf", "how install"). It names no aspect
+/// of the topic: the search prefers where the book introduces it, and no answer to it is graded
+/// "high". `Some` of its terms, as [`analyze`] gives them, when it is one.
+pub fn bare_topic(question: &str) -> Option<Vec<String>> {
+    let words = question.split_whitespace().count();
+    let terms = analyze(question);
+    ((1..=2).contains(&words) && terms.len() >= words).then_some(terms)
+}
+
 fn push_term(terms: &mut Vec<String>, word: &str) {
     let lower: String = word
         .chars()
@@ -289,6 +299,24 @@ pub fn stem(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bare_topics_are_told_from_questions() {
+        let bare = |q: &str| bare_topic(q).is_some();
+        for topic in ["tf2", "dark mode", "defaults list", "useDocusaurusContext"] {
+            assert!(bare(topic), "{topic}");
+        }
+        for question in [
+            "what is urdf",
+            "how install",
+            "why hydra",
+            "add a search bar to my site",
+            "future.result() gives None",
+            "",
+        ] {
+            assert!(!bare(question), "{question}");
+        }
+    }
 
     #[test]
     fn names_are_words_capitalized_inside_a_sentence() {

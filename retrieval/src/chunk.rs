@@ -72,12 +72,34 @@ pub fn points_elsewhere(chapter: &str, section: Option<&str>) -> bool {
     let Some(h) = section else {
         return false;
     };
-    let h = h
-        .trim()
-        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+    let h = unnumbered(h)
         .trim_end_matches([':', '?', ' '])
         .to_lowercase();
     POINTING_HEADINGS.contains(&h.as_str()) || quiz(&h)
+}
+
+/// A heading without its numbering ("2.1. Learning Objectives" → "Learning Objectives").
+fn unnumbered(h: &str) -> &str {
+    h.trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+}
+
+/// Whether a chunk is where its page introduces the topic whose analyzed `terms` a bare-topic
+/// question names ([`crate::analyzer::bare_topic`]): the page's top, or a section headed by the
+/// topic alone ("Whisper", "What is Whisper?") or "Introduction" / "Overview", when the page title
+/// with that heading holds every term. A reader who types only "whisper" wants the page's "What is
+/// Whisper?", not its "Whisper Streaming Libraries", which holds the word as often.
+pub fn introduces(meta: &ChunkMeta, terms: &[String]) -> bool {
+    let heading = crate::analyzer::analyze(meta.section.as_deref().unwrap_or(""));
+    heading
+        .iter()
+        .all(|t| terms.contains(t) || t == "introduction" || t == "overview")
+        && {
+            let title = crate::analyzer::analyze(&meta.chapter);
+            terms
+                .iter()
+                .all(|t| title.contains(t) || heading.contains(t))
+        }
 }
 
 impl ChunkMeta {
@@ -99,7 +121,36 @@ pub struct Chunk {
 
 #[cfg(test)]
 mod tests {
-    use super::points_elsewhere;
+    use super::{introduces, points_elsewhere, ChunkMeta};
+
+    #[test]
+    fn a_topic_is_introduced_by_its_pages_top_and_what_is_sections() {
+        let meta = |chapter: &str, section: Option<&str>| ChunkMeta {
+            id: String::new(),
+            module: String::new(),
+            chapter: chapter.into(),
+            section: section.map(Into::into),
+            headings: Vec::new(),
+            url: String::new(),
+            path: String::new(),
+            has_code: false,
+            page: 0,
+        };
+        let whisper = crate::analyzer::analyze("whisper");
+        assert!(introduces(&meta("Voice with Whisper", None), &whisper));
+        assert!(introduces(
+            &meta("Voice", Some("What is Whisper?")),
+            &whisper
+        ));
+        assert!(introduces(&meta("Whisper", Some("Overview")), &whisper));
+        assert!(introduces(&meta("Voice", Some("Whisper")), &whisper));
+        assert!(!introduces(
+            &meta("Whisper", Some("Whisper Streaming Libraries")),
+            &whisper
+        ));
+        assert!(!introduces(&meta("Voice pipelines", None), &whisper));
+        assert!(!introduces(&meta("Voice", Some("Introduction")), &whisper));
+    }
 
     #[test]
     fn quizzes_objectives_and_next_steps_point_elsewhere() {
