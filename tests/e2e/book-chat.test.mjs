@@ -331,6 +331,10 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
       // A follow-up the book offers, word for word (as a reader clicking it asks it): answered
       // from the section offering it, which its words alone rank fourth.
       'What are parameter files?',
+      // A bare topic, typed as into a search box: the search lifts the section named for it
+      // ("Launch files") over one that uses the words as often ("The same launch file in three
+      // formats", first without the lift).
+      'launch file',
       ...labelled,
     ];
     const conversations = jsonLines('eval/conversations/sample-book.jsonl').filter((_, i) => i % 4 === 0);
@@ -350,6 +354,11 @@ describe('book chat in the built book', {timeout: 15 * 60 * 1000}, () => {
     const alone = answerAll(null);
     const offered = cli[standalone.indexOf('What are parameter files?')];
     assert.match(offered.sources[0].url, /#parameter-files$/, 'a clicked follow-up is answered from its own section');
+    assert.match(
+      cli[standalone.indexOf('launch file')].sources[0].url,
+      /#launch-files$/,
+      'a bare topic is answered from the section that introduces it',
+    );
     for (const [i, question] of standalone.entries()) {
       assert.deepEqual(cli[i], alone[i], `${question}: answered otherwise later in a conversation (read as a follow-up)`);
     }
