@@ -194,8 +194,13 @@ pub fn is_stop_word(word: &str) -> bool {
 /// Whether `question` is a bare topic, typed as into a search box ("tf2", "dark mode", "defaults
 /// list"): one or two words, each a topic term (not "what urdf", "how install"). It names no aspect
 /// of the topic: the search prefers where the book introduces it, and no answer to it is graded
-/// "high". `Some` of its terms, as [`analyze`] gives them, when it is one.
+/// "high". `Some` of its terms, as [`analyze`] gives them, when it is one. A question in a script
+/// written without spaces (Chinese, Japanese, Thai) is never one: its words cannot be counted, and
+/// a whole question there is one run of characters.
 pub fn bare_topic(question: &str) -> Option<Vec<String>> {
+    if question.chars().any(is_unspaced) {
+        return None;
+    }
     let words = question.split_whitespace().count();
     let terms = analyze(question);
     ((1..=2).contains(&words) && terms.len() >= words).then_some(terms)
@@ -313,6 +318,9 @@ mod tests {
             "add a search bar to my site",
             "future.result() gives None",
             "",
+            // Whole questions in scripts written without spaces ("how do I install ROS 2?").
+            "如何安装ROS2？",
+            "ROS2をインストールするには",
         ] {
             assert!(!bare(question), "{question}");
         }
