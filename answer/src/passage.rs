@@ -975,17 +975,35 @@ fn split_lead_tail(s: &str) -> Vec<String> {
     }
 }
 
+/// How many words a sentence's whitespace-separated `words` are: one each, but a run of a script
+/// written without spaces ("节点是ROS图中执行计算的进程。") one word per two characters, about the
+/// length of a Chinese word. Counted by spaces alone, a whole Chinese sentence was one word, too
+/// short to quote, and a Chinese book's answers quoted nothing.
+fn word_count(words: &[&str]) -> usize {
+    words
+        .iter()
+        .map(|w| {
+            let unspaced = w
+                .chars()
+                .filter(|&c| book_retrieval::analyzer::is_unspaced(c))
+                .count();
+            unspaced.div_ceil(2).max(1)
+        })
+        .sum()
+}
+
 /// Whether a sentence reads as prose: long enough, with function words, not a run of capitalised
 /// titles, numbers or navigation symbols.
 fn is_quotable(s: &str) -> bool {
     let words: Vec<&str> = s.split_whitespace().collect();
-    if words.len() < MIN_WORDS || words.len() > MAX_WORDS || s.contains(REPLACEMENT) {
+    let count = word_count(&words);
+    if !(MIN_WORDS..=MAX_WORDS).contains(&count) || s.contains(REPLACEMENT) {
         return false;
     }
     // A fragment with no closing punctuation ("Goal: Robot navigates to commanded locations", a
     // caption) reads as a sentence only when long, as a list item does; a troubleshooting entry's
     // cause or fix says its answer in a fragment ("Cause: Forgot to pass `feedback_callback` …").
-    if words.len() < MIN_ITEM_WORDS && !ends_sentence(s) && label(s) != Some(Label::Answer) {
+    if count < MIN_ITEM_WORDS && !ends_sentence(s) && label(s) != Some(Label::Answer) {
         return false;
     }
     let lower: Vec<String> = plain_words(s).collect();
@@ -994,9 +1012,12 @@ fn is_quotable(s: &str) -> bool {
         .filter(|w| book_retrieval::analyzer::is_stop_word(w))
         .count();
     // English function words tell prose from a run of labels; the test means nothing in a script
-    // whose words are never English ones (Urdu, Hindi, Chinese), whose prose it would all reject.
+    // whose words are never English ones (Urdu, Hindi, Chinese), whose prose it would all reject;
+    // nor in a Chinese or Japanese sentence naming Latin-script things ("在 Ubuntu 上使用 apt 安装
+    // ros-jazzy-desktop"), whose letters outnumber its characters.
     let latin = s.chars().filter(char::is_ascii_alphabetic).count() * 2
-        >= s.chars().filter(|c| c.is_alphabetic()).count();
+        >= s.chars().filter(|c| c.is_alphabetic()).count()
+        && !s.chars().any(book_retrieval::analyzer::is_unspaced);
     if function_words == 0 && latin {
         return false;
     }
@@ -1004,7 +1025,7 @@ fn is_quotable(s: &str) -> bool {
         .iter()
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
         .count();
-    if capitalised * 10 > words.len() * 6 {
+    if capitalised * 10 > count * 6 {
         return false;
     }
     // A quoted utterance ("\"Pick up the cup and bring it here\"") is an example of what a user
@@ -1329,6 +1350,20 @@ mod tests {
         assert!(ends_sentence("रोबोट चलता है।"));
         // A run of English labels is still not prose.
         assert!(prose("Robot Navigation Control System Overview Page").is_empty());
+        // Chinese, written without spaces: words counted by characters, so a sentence is long
+        // enough to quote; one naming Latin-script things is prose too.
+        assert_eq!(
+            prose("节点是 ROS 图中执行计算的进程。安装完成后，需要在每个终端中加载环境设置脚本。"),
+            [
+                "节点是 ROS 图中执行计算的进程。",
+                "安装完成后，需要在每个终端中加载环境设置脚本。"
+            ]
+        );
+        assert!(is_quotable(
+            "在 Ubuntu 24.04 上安装 ROS 2 Jazzy 需要先设置软件源，然后使用 apt 安装 ros-jazzy-desktop 软件包。"
+        ));
+        // Still too short: two words' worth of characters.
+        assert!(!is_quotable("节点。"));
     }
 
     #[test]

@@ -152,8 +152,10 @@ fn is_mark(c: char) -> bool {
     !c.is_ascii() && crate::marks::is_mark(c)
 }
 
-/// Scripts written without spaces between words.
-fn is_unspaced(c: char) -> bool {
+/// Whether `c` is of a script written without spaces between words (Chinese, Japanese, Thai, Lao,
+/// Khmer, Myanmar): the analyzer makes characters and pairs of it, and the answer core counts its
+/// words by characters.
+pub fn is_unspaced(c: char) -> bool {
     matches!(c as u32,
         0x0E00..=0x0EFF // Thai, Lao
         | 0x1000..=0x109F // Myanmar
@@ -166,22 +168,58 @@ fn is_unspaced(c: char) -> bool {
     )
 }
 
-/// A run of an unspaced script: each character (with its marks), then each neighbouring pair.
+/// Function words of Chinese and Japanese, `|`-separated: the stop words of scripts written without
+/// spaces ("什么" what, "如何" how, "是" is, "的"; "は", "を", "です"). Taken out of a run before its
+/// characters and pairs are made, they leave no term and split the run: "什么是节点" gives `节`,
+/// `点`, `节点`, not `什么`, `么是` and `是节` as well, which no section holds and which sank a
+/// question's term coverage until the refusal turned away "what is a node?" in a book with a
+/// section on nodes. Kept to words that are rarely part of content words (not "能", part of "功能";
+/// not "对", part of "对象"). A word comes before any shorter one it begins with ("是否", "是").
+const UNSPACED_STOP_WORDS: &str =
+    "为什么|什么|怎么|怎样|如何|哪些|哪个|可以|是否|我们|一个|的|了|吗|呢|是|在|和|\
+我|你|这|那|ですか|ますか|です|ます|とは|には|の|は|が|を|に|で|と|も|か|何";
+
+/// A run of an unspaced script: each character (with its marks), then each neighbouring pair,
+/// within the pieces its function words ([`UNSPACED_STOP_WORDS`]) leave.
 fn push_unspaced(terms: &mut Vec<String>, run: &str) {
-    let mut units: Vec<&str> = Vec::new();
-    let mut start = 0;
-    for (i, c) in run.char_indices().skip(1) {
-        if !is_mark(c) {
-            units.push(&run[start..i]);
-            start = i;
+    let mut starts: Vec<usize> = vec![0];
+    starts.extend(
+        run.char_indices()
+            .skip(1)
+            .filter(|&(_, c)| !is_mark(c))
+            .map(|(i, _)| i),
+    );
+    starts.push(run.len());
+    // Each unit, or `None` where a function word was taken out (a break between pieces).
+    let mut units: Vec<Option<&str>> = Vec::new();
+    let mut k = 0;
+    while k + 1 < starts.len() {
+        let at = starts[k];
+        // The list puts a longer word before any word it begins with, so the first match is the
+        // longest.
+        match UNSPACED_STOP_WORDS
+            .split('|')
+            .find(|w| run[at..].starts_with(w))
+        {
+            Some(w) => {
+                units.push(None);
+                while starts[k] < at + w.len() {
+                    k += 1;
+                }
+            }
+            None => {
+                units.push(run.get(at..starts[k + 1]));
+                k += 1;
+            }
         }
     }
-    units.push(&run[start..]);
-    for u in &units {
+    for u in units.iter().flatten() {
         terms.push(u.to_lowercase());
     }
     for pair in units.windows(2) {
-        terms.push(format!("{}{}", pair[0], pair[1]).to_lowercase());
+        if let [Some(a), Some(b)] = pair {
+            terms.push(format!("{a}{b}").to_lowercase());
+        }
     }
 }
 
@@ -442,8 +480,34 @@ mod tests {
     fn unspaced_scripts_give_characters_and_pairs() {
         assert_eq!(
             analyze("ROS2は速い"),
-            vec!["ros", "2", "ros2", "は", "速", "い", "は速", "速い"]
+            vec!["ros", "2", "ros2", "速", "い", "速い"]
         );
         assert_eq!(analyze("灯塔"), vec!["灯", "塔", "灯塔"]);
+    }
+
+    #[test]
+    fn function_words_of_unspaced_scripts_split_runs_and_leave_no_term() {
+        // "What is a node?": only the node's characters and their pair.
+        assert_eq!(analyze("什么是节点？"), vec!["节", "点", "节点"]);
+        // "How do I install ROS 2?" and the book's "install ROS 2 on Ubuntu" share 安装.
+        assert_eq!(
+            analyze("如何安装ROS 2"),
+            vec!["安", "装", "安装", "ros", "2"]
+        );
+        assert_eq!(
+            analyze("在Ubuntu上安装"),
+            vec!["ubuntu", "上", "安", "装", "上安", "安装"]
+        );
+        // Longest first: "为什么" (why) goes whole, not "为" kept with "什么" taken out.
+        assert_eq!(analyze("为什么失败"), vec!["失", "败", "失败"]);
+        // Japanese particles: "ノードとは何ですか" (what is a node?).
+        assert_eq!(
+            analyze("ノードとは何ですか"),
+            vec!["ノ", "ー", "ド", "ノー", "ード"]
+        );
+        // Only whole words: "功能" (feature) keeps both characters and its pair.
+        assert_eq!(analyze("功能"), vec!["功", "能", "功能"]);
+        // A run that is all function words gives nothing.
+        assert!(analyze("是的").is_empty());
     }
 }
