@@ -72,16 +72,12 @@ pub fn points_elsewhere(chapter: &str, section: Option<&str>) -> bool {
     let Some(h) = section else {
         return false;
     };
-    let h = unnumbered(h)
+    let h = h
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
         .trim_end_matches([':', '?', ' '])
         .to_lowercase();
     POINTING_HEADINGS.contains(&h.as_str()) || quiz(&h)
-}
-
-/// A heading without its numbering ("2.1. Learning Objectives" → "Learning Objectives").
-fn unnumbered(h: &str) -> &str {
-    h.trim()
-        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
 }
 
 /// Whether a chunk is where its page introduces the topic whose analyzed `terms` a bare-topic
