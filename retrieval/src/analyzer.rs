@@ -173,11 +173,17 @@ pub fn is_unspaced(c: char) -> bool {
 /// characters and pairs are made, they leave no term and split the run: "什么是节点" gives `节`,
 /// `点`, `节点`, not `什么`, `么是` and `是节` as well, which no section holds and which sank a
 /// question's term coverage until the refusal turned away "what is a node?" in a book with a
-/// section on nodes. Kept to words that are rarely part of content words (not "能", part of "功能";
-/// not "对", part of "对象"). A word comes before any shorter one it begins with ("是否", "是").
+/// section on nodes. A question's "how to" words go too ("使い方" how to use, "方法" way, "教えて
+/// ください" please tell me, "どうやって" how; "怎么样", "请问"): "トピックの使い方" (how to use
+/// topics) was refused in a Japanese book with a section on topics. Kept to words that are rarely
+/// part of content words (not "能", part of "功能"; not "对", part of "对象"); "方法" is the one
+/// noun, taken as a question's "how" at the cost of a section headed by it. A word comes before
+/// any shorter one it begins with ("是否", "是").
 const UNSPACED_STOP_WORDS: &str =
-    "为什么|什么|怎么|怎样|如何|哪些|哪个|可以|是否|我们|一个|的|了|吗|呢|是|在|和|\
-我|你|这|那|ですか|ますか|です|ます|とは|には|の|は|が|を|に|で|と|も|か|何";
+    "为什么|什么|怎么样|怎么|怎样|如何|哪些|哪个|可以|是否|我们|一个|请问|告诉我|一下|的|了|吗|呢|是|\
+在|和|我|你|这|那|ですか|ますか|です|ます|しますか|します|する|して|できますか|できます|できる|\
+について|とは|には|教えてください|教えて|ください|どうやって|どうすれば|どう|使い方|やり方|方法|こと|\
+の|は|が|を|に|で|と|も|か|何";
 
 /// A run of an unspaced script: each character (with its marks), then each neighbouring pair,
 /// within the pieces its function words ([`UNSPACED_STOP_WORDS`]) leave.
@@ -509,5 +515,37 @@ mod tests {
         assert_eq!(analyze("功能"), vec!["功", "能", "功能"]);
         // A run that is all function words gives nothing.
         assert!(analyze("是的").is_empty());
+        // A question's "how to" words leave only its topic: "how to use topics", "please tell me
+        // how to install", "how do nodes communicate" (before 2026-12-01 all three were refused
+        // in a Japanese book with sections on each).
+        assert_eq!(
+            analyze("トピックの使い方"),
+            vec!["ト", "ピ", "ッ", "ク", "トピ", "ピッ", "ック"]
+        );
+        assert_eq!(
+            analyze("インストール方法を教えてください"),
+            analyze("インストール")
+        );
+        assert_eq!(
+            analyze("ノードはどうやって通信しますか"),
+            vec!["ノ", "ー", "ド", "通", "信", "ノー", "ード", "通信"]
+        );
+        // Chinese "how is it" / "please": 怎么样 goes whole, before 怎么.
+        assert_eq!(analyze("请问节点怎么样"), vec!["节", "点", "节点"]);
+    }
+
+    #[test]
+    fn a_function_word_comes_before_any_shorter_one_it_begins_with() {
+        // The first match is taken, so a word listed after a shorter one it begins with would
+        // never match ("について" after "に").
+        let words: Vec<&str> = UNSPACED_STOP_WORDS.split('|').collect();
+        for (i, short) in words.iter().enumerate() {
+            for long in &words[i + 1..] {
+                assert!(
+                    !long.starts_with(short),
+                    "{long:?} must come before {short:?}"
+                );
+            }
+        }
     }
 }
