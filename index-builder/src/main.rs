@@ -54,6 +54,10 @@ enum Command {
         /// A single question (instead of --batch).
         #[arg(long)]
         question: Option<String>,
+        /// Search as the widget does while its encoder is still downloading (BM25 only, with
+        /// the before-encoder refusal thresholds).
+        #[arg(long)]
+        before_encoder: bool,
     },
     /// Print what the widget shows for each question with no LLM (quotes, sources, confidence,
     /// follow-ups); one JSON line per question.
@@ -400,12 +404,18 @@ fn run(cli: Cli) -> Result<()> {
             k,
             batch,
             question,
+            before_encoder,
         } => {
             let asset = build::load_asset(&index)?;
+            let mode = if before_encoder {
+                book_retrieval::Mode::Bm25Only
+            } else {
+                book_retrieval::Mode::Hybrid
+            };
             match (batch, question) {
-                (Some(b), _) => query::run_batch(&asset, &b, k as usize),
+                (Some(b), _) => query::run_batch(&asset, &b, k as usize, mode),
                 (None, Some(q)) => {
-                    let r = query::search(&asset, &q, k as usize, book_retrieval::Mode::Hybrid);
+                    let r = query::search(&asset, &q, k as usize, mode);
                     let answer = query::Answer {
                         id: serde_json::Value::Null,
                         refused: r.refused,

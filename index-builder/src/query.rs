@@ -91,9 +91,11 @@ pub fn rows(index: &Index, results: &SearchResults) -> Vec<ResultRow> {
 }
 
 /// Runs a batch file (JSON lines) and prints one JSON line per question. A bad line gets an error line on stderr and is skipped.
-pub fn run_batch(asset: &LoadedAsset, batch: &Path, k: usize) -> Result<()> {
+/// `mode`: [`Mode::Hybrid`] as the widget searches with its encoder, [`Mode::Bm25Only`] as it
+/// searches before the encoder has loaded.
+pub fn run_batch(asset: &LoadedAsset, batch: &Path, k: usize, mode: Mode) -> Result<()> {
     for_each_question(batch, |q| {
-        let results = search(asset, &q.question, k, Mode::Hybrid);
+        let results = search(asset, &q.question, k, mode);
         Answer {
             id: q.id,
             refused: results.refused,

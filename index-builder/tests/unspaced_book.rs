@@ -100,6 +100,31 @@ fn asks(language: &str, page: &str, questions: &[(&str, &str, Option<&str>)]) {
     std::fs::write(&batch, lines.join("\n")).unwrap();
     let batch = batch.to_str().unwrap();
     for phase in [None, Some("--before-encoder")] {
+        // `query` searches as `answer` does in the same phase: it refuses the same questions
+        // and finds each answered one's section.
+        let mut args = vec!["query", "--index", out, "--batch", batch];
+        args.extend(phase);
+        let found: Vec<serde_json::Value> = run(&args, &model_dir)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(found.len(), questions.len());
+        for (f, (_, q, want)) in found.iter().zip(questions) {
+            assert_eq!(f["refused"], want.is_none(), "{phase:?} query {q}: {f}");
+            if let Some(want) = want {
+                let headings: Vec<&serde_json::Value> = f["results"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| &r["heading"])
+                    .collect();
+                assert!(
+                    headings.contains(&&serde_json::json!(want)),
+                    "{phase:?} query {q}: {f}"
+                );
+            }
+        }
+
         let mut args = vec!["answer", "--index", out, "--batch", batch];
         args.extend(phase);
         let answers: Vec<serde_json::Value> = run(&args, &model_dir)
