@@ -5,9 +5,6 @@
 
 mod needs;
 
-use std::path::Path;
-use std::process::Command;
-
 const PAGE: &str = "\
 # Robot basics
 
@@ -27,20 +24,6 @@ A humanoid robot carries a lithium battery pack in its torso. A full charge last
 of walking, less when the arms lift heavy loads.
 ";
 
-fn run(args: &[&str], model_dir: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_index-builder"))
-        .args(args)
-        .env("BOOK_CHAT_MODEL_DIR", model_dir)
-        .output()
-        .expect("index-builder did not run");
-    assert!(
-        out.status.success(),
-        "index-builder {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 #[ignore = "needs the model (scripts/setup.sh)"]
 fn query_searches_in_either_phase_as_the_widget_does() {
@@ -51,14 +34,14 @@ fn query_searches_in_either_phase_as_the_widget_does() {
     std::fs::write(docs.join("basics.md"), PAGE).unwrap();
     let out = tmp.path().join("out");
     let (docs, out) = (docs.to_str().unwrap(), out.to_str().unwrap());
-    run(
+    needs::run_index_builder(
         &["build", "--docs", docs, "--out", out, "--quiet"],
         &model_dir,
     );
     let ask = |question: &str, phase: Option<&str>| -> serde_json::Value {
         let mut args = vec!["query", "--index", out, "--question", question];
         args.extend(phase);
-        serde_json::from_str(run(&args, &model_dir).trim()).unwrap()
+        serde_json::from_str(needs::run_index_builder(&args, &model_dir).trim()).unwrap()
     };
     // A question in the book's words is found in both phases.
     for phase in [None, Some("--before-encoder")] {

@@ -7,9 +7,6 @@
 //! Japanese question words, "トピックの使い方" (how to use topics) was refused in a book with a
 //! section on topics.
 
-use std::path::Path;
-use std::process::Command;
-
 mod needs;
 
 const INTRO: &str = "---
@@ -54,20 +51,6 @@ ROS 2 はロボットのソフトウェアを書くためのフレームワー�
 Ubuntu 24.04 に ROS 2 Jazzy をインストールするには、まずソフトウェアのリポジトリを設定し、次に apt で ros-jazzy-desktop パッケージをインストールします。インストールが終わったら、各ターミナルで環境設定スクリプトを読み込む必要があります。
 ";
 
-fn run(args: &[&str], model_dir: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_index-builder"))
-        .args(args)
-        .env("BOOK_CHAT_MODEL_DIR", model_dir)
-        .output()
-        .expect("index-builder did not run");
-    assert!(
-        out.status.success(),
-        "index-builder {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Builds `page` as a one-page book in `language` and asks it `questions` (id, question) in both
 /// phases; checks each answer: `None` for a question it must refuse, else the heading its first
 /// quote must come from, with a whole sentence (ending in "。") quoted.
@@ -79,7 +62,7 @@ fn asks(language: &str, page: &str, questions: &[(&str, &str, Option<&str>)]) {
     std::fs::write(docs.join("intro.md"), page).unwrap();
     let out = tmp.path().join("out");
     let (docs, out) = (docs.to_str().unwrap(), out.to_str().unwrap());
-    run(
+    needs::run_index_builder(
         &[
             "build",
             "--docs",
@@ -99,17 +82,21 @@ fn asks(language: &str, page: &str, questions: &[(&str, &str, Option<&str>)]) {
         .collect();
     std::fs::write(&batch, lines.join("\n")).unwrap();
     let batch = batch.to_str().unwrap();
-    for phase in [None, Some("--before-encoder")] {
-        // `query` searches as `answer` does in the same phase: it refuses the same questions
-        // and finds each answered one's section.
-        let mut args = vec!["query", "--index", out, "--batch", batch];
+    // One JSON line per question from `command` (`query` or `answer`) in `phase`.
+    let lines_of = |command: &str, phase: Option<&str>| -> Vec<serde_json::Value> {
+        let mut args = vec![command, "--index", out, "--batch", batch];
         args.extend(phase);
-        let found: Vec<serde_json::Value> = run(&args, &model_dir)
+        let lines: Vec<serde_json::Value> = needs::run_index_builder(&args, &model_dir)
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(found.len(), questions.len());
-        for (f, (_, q, want)) in found.iter().zip(questions) {
+        assert_eq!(lines.len(), questions.len(), "{command} {phase:?}");
+        lines
+    };
+    for phase in [None, Some("--before-encoder")] {
+        // `query` searches as `answer` does in the same phase: it refuses the same questions
+        // and finds each answered one's section.
+        for (f, (_, q, want)) in lines_of("query", phase).iter().zip(questions) {
             assert_eq!(f["refused"], want.is_none(), "{phase:?} query {q}: {f}");
             if let Some(want) = want {
                 let headings: Vec<&serde_json::Value> = f["results"]
@@ -124,14 +111,7 @@ fn asks(language: &str, page: &str, questions: &[(&str, &str, Option<&str>)]) {
                 );
             }
         }
-
-        let mut args = vec!["answer", "--index", out, "--batch", batch];
-        args.extend(phase);
-        let answers: Vec<serde_json::Value> = run(&args, &model_dir)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(answers.len(), questions.len());
+        let answers = lines_of("answer", phase);
         for (a, (id, q, want)) in answers.iter().zip(questions) {
             assert_eq!(a["id"], *id);
             let Some(want) = want else {

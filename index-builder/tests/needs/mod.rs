@@ -56,3 +56,19 @@ pub fn corpus(name: &str) -> PathBuf {
     assert!(dir.is_dir(), "needs the shared book {}", dir.display());
     dir
 }
+
+/// Runs the `index-builder` binary with `args`, reading the model from `model_dir`; fails the test
+/// with its stderr when it fails, else returns its stdout.
+pub fn run_index_builder(args: &[&str], model_dir: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_index-builder"))
+        .args(args)
+        .env(model::MODEL_DIR_ENV, model_dir)
+        .output()
+        .expect("index-builder did not run");
+    assert!(
+        out.status.success(),
+        "index-builder {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
