@@ -28,16 +28,8 @@ of walking, less when the arms lift heavy loads.
 #[ignore = "needs the model (scripts/setup.sh)"]
 fn query_searches_in_either_phase_as_the_widget_does() {
     let model_dir = needs::model_dir();
-    let tmp = tempfile::tempdir().unwrap();
-    let docs = tmp.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(docs.join("basics.md"), PAGE).unwrap();
-    let out = tmp.path().join("out");
-    let (docs, out) = (docs.to_str().unwrap(), out.to_str().unwrap());
-    needs::run_index_builder(
-        &["build", "--docs", docs, "--out", out, "--quiet"],
-        &model_dir,
-    );
+    let (_tmp, out) = needs::build_one_page_book("basics.md", PAGE, &[], &model_dir);
+    let out = out.as_str();
     let ask = |question: &str, phase: Option<&str>| -> serde_json::Value {
         let mut args = vec!["query", "--index", out, "--question", question];
         args.extend(phase);

@@ -56,25 +56,9 @@ Ubuntu 24.04 に ROS 2 Jazzy をインストールするには、まずソフト
 /// quote must come from, with a whole sentence (ending in "。") quoted.
 fn asks(language: &str, page: &str, questions: &[(&str, &str, Option<&str>)]) {
     let model_dir = needs::model_dir();
-    let tmp = tempfile::tempdir().unwrap();
-    let docs = tmp.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(docs.join("intro.md"), page).unwrap();
-    let out = tmp.path().join("out");
-    let (docs, out) = (docs.to_str().unwrap(), out.to_str().unwrap());
-    needs::run_index_builder(
-        &[
-            "build",
-            "--docs",
-            docs,
-            "--out",
-            out,
-            "--language",
-            language,
-            "--quiet",
-        ],
-        &model_dir,
-    );
+    let (tmp, out) =
+        needs::build_one_page_book("intro.md", page, &["--language", language], &model_dir);
+    let out = out.as_str();
     let batch = tmp.path().join("batch.jsonl");
     let lines: Vec<String> = questions
         .iter()

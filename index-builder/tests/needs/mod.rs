@@ -72,3 +72,30 @@ pub fn run_index_builder(args: &[&str], model_dir: &std::path::Path) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Builds a one-page book, `page` as `docs/<file>`, with `build_args` added to `build`
+/// (`--language zh`); returns the temporary folder holding it (the caller keeps it alive) and the
+/// path of the asset folder written.
+pub fn build_one_page_book(
+    file: &str,
+    page: &str,
+    build_args: &[&str],
+    model_dir: &std::path::Path,
+) -> (tempfile::TempDir, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join(file), page).unwrap();
+    let out = tmp.path().join("out").to_str().unwrap().to_string();
+    let mut args = vec![
+        "build",
+        "--docs",
+        docs.to_str().unwrap(),
+        "--out",
+        &out,
+        "--quiet",
+    ];
+    args.extend(build_args);
+    run_index_builder(&args, model_dir);
+    (tmp, out)
+}
