@@ -1305,6 +1305,17 @@ pub fn section_follow_up(
     }
 }
 
+/// The follow-up of a section headed by a name from the code written as one lowercase word
+/// (`` ### `future` ``, `` ### `url` ``: an option, a parameter, a function), which the plain
+/// phrasing reads as an everyday word ("What is future?"): "What is `future` for?". `None` for any
+/// other heading; a name that shows it is code by itself (`themeConfig`, `config_path`,
+/// `validateOptions()`) keeps the plain phrasing.
+pub fn code_name_follow_up(name: &str) -> Option<String> {
+    let name = name.trim();
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()))
+        .then(|| format!("What is `{name}` for?"))
+}
+
 /// The follow-up of a one-word section under a heading that lists kinds of a thing ("Joint
 /// Types", "Types of Joints", "Common Sensor Types"): "2. Continuous" is asked "What is a
 /// continuous joint?", "4. IMU (Inertial Measurement Unit)" "What is an IMU sensor?"; the word
@@ -1631,10 +1642,12 @@ fn phrase(heading: &str, asked: Asked, noun_compound: &dyn Fn(&str) -> bool) -> 
             && lower_words
                 .get(1)
                 .is_some_and(|w| w == "example" || w == "examples");
-        // "Sensor Comparison Table" is shown too; "Tables" alone names a feature.
+        // "Sensor Comparison Table" and "GPU Comparison" are shown too ("What is GPU
+        // comparison?" asks nothing); "Tables" alone names a feature.
         // "Service Client Code" too, not a task ("Translate your React code").
         let a_table = lower_words.len() >= 2
             && (last == "table"
+                || last == "comparison"
                 || last == "code"
                     && reader_verb(&lower_words[0]).is_none()
                     && !lower_words
@@ -1970,7 +1983,8 @@ fn which_question(words: &[&str], lower_words: &[String]) -> Option<String> {
 
 /// "How do I set up the microphone?" for "Microphone Setup", "How do I install …?" for "…
 /// Installation", "How do I verify …?", "… validate …?", "… check …?" for "… Verification", "…
-/// Validation", "… Check", "Where should I place the IMU?" for "IMU Placement": the task a reader asks
+/// Validation", "… Check", "How do I implement Whisper?" for "Whisper Implementation", "Where
+/// should I place the IMU?" for "IMU Placement": the task a reader asks
 /// about, not "What is microphone setup?". Not "… Configuration": "Structured Config" names a
 /// thing. Not when a qualifier says which setup ("Initial setup", "First Launch Setup"), when the
 /// first word is a verb ("Test Installation"), or when the heading names no one thing ("Unboxing
@@ -1999,6 +2013,7 @@ fn noun_task(words: &[&str], lower_words: &[String]) -> Option<String> {
         "setup" | "set-up" => "set up",
         "installation" => "install",
         "placement" => "place",
+        "implementation" => "implement",
         "verification" => "verify",
         "validation" => "validate",
         "check" => "check",
@@ -2880,6 +2895,24 @@ mod tests {
     }
 
     #[test]
+    fn a_lowercase_code_name_is_asked_what_it_is_for() {
+        // Names that read as code already, and anything not one lowercase word: none.
+        let cases = [
+            ("future", Some("What is `future` for?")),
+            (" url ", Some("What is `url` for?")),
+            ("themeConfig", None),
+            ("config_path", None),
+            ("validateOptions()", None),
+            ("hydra.job", None),
+            ("", None),
+            ("two words", None),
+        ];
+        for (heading, asked) in cases {
+            assert_eq!(code_name_follow_up(heading).as_deref(), asked, "{heading}");
+        }
+    }
+
+    #[test]
     fn headings_become_questions() {
         assert_eq!(
             as_question("2.1.3. Whole-Body Control").as_deref(),
@@ -3179,6 +3212,20 @@ mod tests {
             ("First Launch Setup", Some("What is First Launch Setup?")),
             ("Printing the Setup", None),
             ("IMU Placement", Some("Where should I place the IMU?")),
+            (
+                "Whisper Implementation",
+                Some("How do I implement Whisper?"),
+            ),
+            (
+                "Capstone Project Implementation",
+                Some("How do I implement Capstone Project?"),
+            ),
+            // A comparison is shown, as a table is.
+            (
+                "Three Lab Tier Comparison: Budget vs Capabilities",
+                Some("Can you show the Three Lab Tier Comparison?"),
+            ),
+            ("GPU comparison", Some("Can you show the GPU comparison?")),
             (
                 "Installation Verification",
                 Some("How do I verify Installation?"),

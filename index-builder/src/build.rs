@@ -527,6 +527,7 @@ mod tests {
             search_text: embed_text.into(),
             embed_text: embed_text.into(),
             heading: heading.into(),
+            heading_is_code: false,
             titles: String::new(),
         }
     }

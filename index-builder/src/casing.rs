@@ -509,6 +509,7 @@ mod tests {
             search_text: text.into(),
             embed_text: text.into(),
             heading: section.into(),
+            heading_is_code: false,
             titles: String::new(),
         }
     }

@@ -42,6 +42,9 @@ pub struct BuiltChunk {
     pub embed_text: String,
     /// BM25 field: the section's own heading.
     pub heading: String,
+    /// The heading is one inline code span (`` ### `future` ``): a name from the code, which the
+    /// follow-up keeps as code.
+    pub heading_is_code: bool,
     /// BM25 field: the page title and the ancestor headings.
     pub titles: String,
 }
@@ -91,6 +94,7 @@ pub fn chunk_page(page: &Page, page_no: u32, limits: ChunkLimits) -> Vec<BuiltCh
                 search_text: piece.clone(),
                 embed_text,
                 heading: section.heading.clone().unwrap_or_default(),
+                heading_is_code: section.heading_is_code,
                 titles: format!(
                     "{} {}",
                     ancestors,

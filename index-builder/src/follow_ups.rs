@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use book_answer::phrasing::{as_book_asks, kind_follow_up, section_follow_up};
+use book_answer::phrasing::{as_book_asks, code_name_follow_up, kind_follow_up, section_follow_up};
 use book_retrieval::{Encoder, Index, SearchRequest};
 
 use crate::chunker::BuiltChunk;
@@ -37,10 +37,20 @@ pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
             let kind = parent
                 .zip(meta.section.as_deref())
                 .and_then(|(parent, section)| kind_follow_up(parent, section));
-            // The kind's question only stands in for one the section would have: a quiz's
-            // sections, and the others `section_follow_up` skips, stay without.
+            // A heading written as code ("`future`") keeps it: the book's casing rules are for
+            // words.
+            let code = meta
+                .section
+                .as_deref()
+                .filter(|_| c.heading_is_code)
+                .and_then(code_name_follow_up);
+            // The kind's and the code name's questions only stand in for one the section would
+            // have: a quiz's sections, and the others `section_follow_up` skips, stay without.
             section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
-                .map(|q| kind.unwrap_or_else(|| as_book_asks(&q, &casing, &counted)))
+                .map(|q| {
+                    code.or(kind)
+                        .unwrap_or_else(|| as_book_asks(&q, &casing, &counted))
+                })
                 .unwrap_or_default()
         })
         .collect()
@@ -75,6 +85,46 @@ pub fn unaskable(index: &Index, encoder: &Encoder) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn chunk(section: &str, heading_is_code: bool) -> BuiltChunk {
+        let meta = book_retrieval::ChunkMeta {
+            id: String::new(),
+            module: String::new(),
+            chapter: "docusaurus.config.js".into(),
+            section: Some(section.into()),
+            headings: vec!["docusaurus.config.js".into(), section.into()],
+            url: format!("/docs/api/config#{section}"),
+            path: "api/config.mdx".into(),
+            has_code: false,
+            page: 0,
+        };
+        let text = "The site's settings, read by every plugin.".to_string();
+        BuiltChunk {
+            chunk: book_retrieval::Chunk {
+                meta,
+                text: text.clone(),
+            },
+            search_text: text.clone(),
+            embed_text: text,
+            heading: section.into(),
+            heading_is_code,
+            titles: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_heading_written_as_code_is_asked_as_a_name() {
+        let asked = phrase(&[
+            chunk("future", true),
+            chunk("future", false),
+            chunk("themeConfig", true),
+        ]);
+        assert_eq!(asked[0], "What is `future` for?");
+        // The same word as prose, and a name that reads as code by itself, as before.
+        assert!(!asked[1].contains('`'), "{}", asked[1]);
+        assert!(!asked[2].contains('`'), "{}", asked[2]);
+        assert!(asked[2].contains("themeConfig"), "{}", asked[2]);
+    }
 
     #[test]
     fn follow_ups_the_book_refuses_are_marked_and_the_others_are_not() {

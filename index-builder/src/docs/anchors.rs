@@ -127,6 +127,7 @@ mod tests {
             raw: raw.to_string(),
             shown: raw.to_string(),
             comment_id: None,
+            code: false,
         };
         anchor(s, &heading, true)
     }

@@ -161,6 +161,8 @@ pub struct Section {
     pub text: String,
     /// Whether `text` contains a fenced code block.
     pub has_code: bool,
+    /// The heading is one inline code span (`` ### `future` ``): a name from the code.
+    pub heading_is_code: bool,
 }
 
 /// Read one doc from its text. Pure: no file system access. `rel_path` is the path
@@ -295,6 +297,7 @@ fn build_sections(
                         hierarchy: vec![title.to_string()],
                         text: raw.text,
                         has_code: raw.has_code,
+                        heading_is_code: false,
                     });
                 }
             }
@@ -326,6 +329,7 @@ fn build_sections(
                     hierarchy,
                     text: raw.text,
                     has_code: raw.has_code,
+                    heading_is_code: h.code,
                 });
             }
         }

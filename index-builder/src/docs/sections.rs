@@ -33,6 +33,9 @@ pub struct RawHeading {
     /// The id of a trailing comment `{/* #id */}` (or `<!-- #id -->` on a CommonMark page),
     /// which Docusaurus 3.10 and later give the heading instead of a slug.
     pub comment_id: Option<String>,
+    /// The heading is one inline code span (`` ### `future` ``): a name from the code, such as
+    /// an option or a function, not a word of the prose.
+    pub code: bool,
 }
 
 /// A run of content: the page top (no heading) or one heading and what follows it.
@@ -69,6 +72,7 @@ struct HeadingText {
     shown: String,
     is_title: bool,
     comment_id: Option<String>,
+    code: bool,
 }
 
 struct Builder<'a> {
@@ -208,6 +212,7 @@ impl Builder<'_> {
                     shown: String::new(),
                     is_title,
                     comment_id: trailing_comment_id(&h.children),
+                    code: only_code(&h.children),
                 });
                 self.children(&h.children);
                 self.end_heading();
@@ -357,6 +362,7 @@ impl Builder<'_> {
                 raw: h.raw,
                 shown: h.shown,
                 comment_id: h.comment_id,
+                code: h.code,
             };
             if h.is_title {
                 self.title_heading = Some(heading);
@@ -588,6 +594,29 @@ fn trailing_comment_id(children: &[Node]) -> Option<String> {
     (!id.is_empty()).then(|| id.to_string())
 }
 
+/// Whether a heading's content is one inline code span, besides an `{#id}` suffix, a comment
+/// giving the id and spaces.
+fn only_code(children: &[Node]) -> bool {
+    let mut spans = 0;
+    for child in children {
+        match child {
+            Node::InlineCode(_) => spans += 1,
+            Node::Text(t) => {
+                let rest = t.value.trim();
+                let id_suffix = rest.starts_with("{#") && rest.ends_with('}');
+                if !rest.is_empty() && !id_suffix {
+                    return false;
+                }
+            }
+            // `{#id}` on an MDX page, and a comment giving the id.
+            Node::MdxTextExpression(e) if e.value.trim().starts_with(['#', '/']) => {}
+            Node::Html(h) if h.value.starts_with("<!--") => {}
+            _ => return false,
+        }
+    }
+    spans == 1
+}
+
 fn longest_backtick_run(s: &str) -> usize {
     let mut best = 0;
     let mut cur = 0;
@@ -672,6 +701,30 @@ mod tests {
         // a later H1 is never the title
         let p = parse("Text\n\n# Late\n", true);
         assert!(p.title_heading.is_none());
+    }
+
+    #[test]
+    fn a_heading_of_one_code_span_is_code() {
+        let code = |markdown: &str, syntax| {
+            super::parse(&mdx::parse(markdown, syntax), false).sections[1]
+                .heading
+                .as_ref()
+                .map(|h| h.code)
+        };
+        for syntax in [mdx::Syntax::Mdx, mdx::Syntax::CommonMark] {
+            assert_eq!(
+                code("### `future` {#future}\n\nText.\n", syntax),
+                Some(true)
+            );
+            assert_eq!(code("## `url`\n\nText.\n", syntax), Some(true));
+            assert_eq!(code("## The `url` option\n\nText.\n", syntax), Some(false));
+            assert_eq!(code("## `a` and `b`\n\nText.\n", syntax), Some(false));
+            assert_eq!(code("## future\n\nText.\n", syntax), Some(false));
+        }
+        assert_eq!(
+            code("## `url` {/* #the-url */}\n\nText.\n", mdx::Syntax::Mdx),
+            Some(true)
+        );
     }
 
     #[test]
