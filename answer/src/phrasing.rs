@@ -184,9 +184,9 @@ const VERBS: &[&str] = &[
 /// calibration's thresholds were fitted on its phrasing.
 const READER_VERBS: &[&str] = &[
     "assemble", "attach", "automate", "boot", "clean", "compile", "copy", "delete", "disable",
-    "execute", "find", "flash", "insert", "localize", "mount", "pass", "prepare", "rebuild",
-    "remove", "replace", "reset", "restart", "scaffold", "share", "shrink", "specify", "sweep",
-    "turn", "unplug", "validate", "view",
+    "execute", "find", "flash", "insert", "iterate", "localize", "mount", "pass", "prepare",
+    "rebuild", "remove", "repeat", "replace", "reset", "restart", "scaffold", "share", "shrink",
+    "specify", "sweep", "turn", "unplug", "validate", "view",
 ];
 
 /// Fields of study named with a final s, asked with "is" ("What is Core Robotics?"); word ends,
@@ -3212,6 +3212,13 @@ mod tests {
             ("First Launch Setup", Some("What is First Launch Setup?")),
             ("Printing the Setup", None),
             ("IMU Placement", Some("Where should I place the IMU?")),
+            // A step named by its verb alone asks nothing ("What is Repeat?"), as "Deploy" alone.
+            ("Repeat", None),
+            ("Deploy", None),
+            (
+                "Repeat the training run",
+                Some("How do I repeat the training run?"),
+            ),
             (
                 "Whisper Implementation",
                 Some("How do I implement Whisper?"),
