@@ -25,8 +25,7 @@ pub struct ChunkMeta {
     pub page: u32,
 }
 
-/// Headings of sections that list what a chapter covers or asks, or sum it up, rather than explain
-/// it.
+/// Headings of sections that list what a chapter covers or asks rather than explain it.
 const POINTING_HEADINGS: &[&str] = &[
     "what you'll learn",
     "what you will learn",
@@ -55,13 +54,6 @@ const POINTING_HEADINGS: &[&str] = &[
     "references",
     "see also",
     "review questions",
-    // A summary restates the chapter's sections in a few lines; its words match many questions
-    // the section it sums up answers (2026-12-02: first quote from gold on the sample book before
-    // the encoder 0.787 → 0.798, textbook 0.806 / 0.808 → 0.817 / 0.818, Hydra with the encoder
-    // 0.728 → 0.738, the other two books unchanged; eval/QUALITY.md).
-    "summary",
-    "key takeaways",
-    "conclusion",
 ];
 
 /// Whether a section points elsewhere rather than explains: objectives, next steps, reading
@@ -172,15 +164,7 @@ mod tests {
         assert!(points_elsewhere("Simulation", Some("Resources")));
         assert!(points_elsewhere("ROS 2", Some("Review Resources")));
         assert!(points_elsewhere("ROS 2", Some("Useful links")));
-        // A chapter's summary restates the sections that explain.
-        assert!(points_elsewhere("ROS 2", Some("Summary")));
-        assert!(points_elsewhere("ROS 2", Some("Key Takeaways")));
-        assert!(points_elsewhere("ROS 2", Some("5. Conclusion")));
         assert!(!points_elsewhere("ROS 2", Some("Compute resources")));
-        assert!(!points_elsewhere(
-            "ROS 2",
-            Some("Summary statistics of the dataset")
-        ));
         assert!(!points_elsewhere("ROS 2", Some("Quizzical robots")));
         assert!(!points_elsewhere("ROS 2", Some("Services and actions")));
         assert!(!points_elsewhere("ROS 2", None));
