@@ -609,7 +609,8 @@ fn only_code(children: &[Node]) -> bool {
                 }
             }
             // `{#id}` on an MDX page, and a comment giving the id.
-            Node::MdxTextExpression(e) if e.value.trim().starts_with(['#', '/']) => {}
+            Node::MdxTextExpression(e)
+                if e.value.trim().starts_with('#') || is_js_comment(e.value.trim()) => {}
             Node::Html(h) if h.value.starts_with("<!--") => {}
             _ => return false,
         }
