@@ -21,6 +21,7 @@ pub mod selection;
 pub mod session;
 pub mod source;
 pub mod sse;
+pub mod style;
 pub mod suggest;
 pub mod text;
 pub mod transport;

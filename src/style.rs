@@ -1,9 +1,71 @@
 //! The widget's CSS, injected into its shadow root so the book's CSS cannot reach it (and it cannot
-//! leak out). Colours follow Docusaurus: `--ifm-*` custom properties inherit into the shadow tree, and
-//! `data-theme` on `.bc-root` mirrors `html[data-theme]` for pages without those variables.
+//! leak out). Colours follow Docusaurus: `--ifm-*` custom properties inherit into the shadow tree,
+//! and `data-theme` on `.bc-root` mirrors `html[data-theme]` for pages without those variables.
+//! A plain string outside the `ui` module, so its minifier is tested natively.
 
-/// The stylesheet.
-pub const CSS: &str = r#"
+/// The stylesheet as the widget injects it: [`SOURCE`] without its comments and the spaces CSS does
+/// not need: 1 KB less raw wasm; gzipped, within the ±0.5 kB the layout moves the widget by
+/// (+57 B alone, -171 B with the summary rule of the same day, 2026-12-02).
+pub const CSS: &str = match core::str::from_utf8(&MINIFIED) {
+    Ok(css) => css,
+    Err(_) => panic!("minifying the stylesheet split a character"),
+};
+
+/// [`minify`]'s output in an array of its own length: the sheet's bytes alone go into the wasm.
+const MINIFIED: [u8; minify(SOURCE.as_bytes()).1] = {
+    let (long, len) = minify(SOURCE.as_bytes());
+    let mut out = [0u8; minify(SOURCE.as_bytes()).1];
+    let mut i = 0;
+    while i < len {
+        out[i] = long[i];
+        i += 1;
+    }
+    out
+};
+
+/// Drops comments, whitespace next to `{`, `}`, `;`, `,` and `>` and after `:`, and the `;` before
+/// a `}`, and turns every other run of whitespace into one space. Written by hand and run at
+/// compile time (a `const fn`): the sheet is small and ours, with no strings holding those
+/// characters, and a CSS minifier crate (lightningcss) would add a build script and a parser for
+/// this one string. A space before `:` is kept: `.a :focus` and `.a:focus` differ.
+const fn minify(src: &[u8]) -> ([u8; SOURCE.len()], usize) {
+    const fn tight(c: u8) -> bool {
+        matches!(c, b'{' | b'}' | b';' | b',' | b'>')
+    }
+    let mut out = [0u8; SOURCE.len()];
+    let (mut i, mut n, mut space) = (0, 0, false);
+    while i < src.len() {
+        let c = src[i];
+        if c == b'/' && i + 1 < src.len() && src[i + 1] == b'*' {
+            i += 2;
+            while i + 1 < src.len() && !(src[i] == b'*' && src[i + 1] == b'/') {
+                i += 1;
+            }
+            i += 2;
+            space = true;
+        } else if c.is_ascii_whitespace() {
+            space = true;
+            i += 1;
+        } else {
+            if space && n > 0 && !tight(out[n - 1]) && out[n - 1] != b':' && !tight(c) {
+                out[n] = b' ';
+                n += 1;
+            }
+            // The last declaration of a block needs no `;`.
+            if c == b'}' && n > 0 && out[n - 1] == b';' {
+                n -= 1;
+            }
+            space = false;
+            out[n] = c;
+            n += 1;
+            i += 1;
+        }
+    }
+    (out, n)
+}
+
+/// The stylesheet as written.
+const SOURCE: &str = r#"
 :host { all: initial; }
 .bc-root {
   --bc-primary: var(--ifm-color-primary, #2e8555); --bc-on-primary: #ffffff;
@@ -101,3 +163,34 @@ pub const CSS: &str = r#"
 @keyframes bc-spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .bc-spin { animation: none; } }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::{CSS, SOURCE};
+
+    #[test]
+    fn the_minified_sheet_keeps_every_rule_and_value() {
+        assert!(CSS.len() < SOURCE.len() * 9 / 10);
+        assert!(!CSS.contains("/*") && !CSS.contains("\n") && !CSS.contains("  "));
+        assert!(CSS.starts_with(":host{all:initial}"));
+        // Spaces inside values and selectors stay.
+        assert!(CSS.contains("width:min(420px,calc(100vw - 40px));"));
+        assert!(CSS.contains(".bc-root *::before"));
+        assert!(CSS.contains("@media (prefers-reduced-motion:reduce){.bc-spin{animation:none}}"));
+        // Same text once whitespace is ignored, comments aside.
+        let bare = |s: &str| {
+            s.chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .replace(";}", "}")
+        };
+        let mut source = SOURCE.to_string();
+        while let Some(start) = source.find("/*") {
+            let end = source[start..]
+                .find("*/")
+                .map_or(source.len(), |e| start + e + 2);
+            source.replace_range(start..end, "");
+        }
+        assert_eq!(bare(CSS), bare(&source));
+    }
+}

@@ -12,7 +12,6 @@ pub mod selection_button;
 pub mod settings;
 pub mod sources;
 pub mod state;
-pub mod style;
 pub mod theme;
 pub mod web;
 
@@ -42,7 +41,7 @@ pub fn mount(env: Env, start_open: bool) -> Result<web_sys::HtmlElement, JsValue
     let shadow =
         host.attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))?;
     let style = doc.create_element("style")?;
-    style.set_text_content(Some(style::CSS));
+    style.set_text_content(Some(crate::style::CSS));
     shadow.append_child(&style)?;
     let container: web_sys::HtmlElement = doc.create_element("div")?.dyn_into()?;
     shadow.append_child(&container)?;
