@@ -498,8 +498,13 @@ pub fn choose(
     // table, a price list, a config block): with no sentence of its own to quote, one of those is
     // the first quote, rather than a sentence of a lower-ranked section the search put below it.
     // A section that points elsewhere (a quiz, objectives, next steps) restates what another
-    // section explains: the first quote comes from the best-ranked section that does not.
-    let lead_source = pointing.iter().position(|&p| !p).unwrap_or(0);
+    // section explains: the first quote comes from the best-ranked section that does not. So does
+    // a chapter's summary, which may still give a later quote (shown first, in reading order).
+    let lead_source = (0..pointing.len())
+        .position(|i| {
+            !pointing[i] && !book_retrieval::chunk::sums_up(sources[i].section.as_deref())
+        })
+        .unwrap_or(0);
     let has_sentence = |s: usize| prose.iter().any(|c| c.source == s && !c.weak());
     let lead = match sources.get(lead_source) {
         Some(top) if !has_sentence(lead_source) => {
@@ -1606,6 +1611,25 @@ mod tests {
         // or explanation may be).
         let q = quotes("run three robots with separate topic prefixes", &[quiz]);
         assert!(q.iter().all(|q| !q.text.ends_with('?')), "{q:?}");
+    }
+
+    #[test]
+    fn a_summary_ranked_first_does_not_keep_the_section_it_sums_up_unquoted() {
+        let mut summary = src(
+            0,
+            "Topics stream data to subscribers, while a service answers one request.",
+        );
+        summary.section = Some("Summary".into());
+        let content = src(1, "A service answers one request with one response.");
+        // The summary's line matches best, and the section's own line too weakly to be a later
+        // quote: the section that explains gives the first quote, and the summary, a section
+        // like any other for later quotes, is quoted too (in reading order, first).
+        let q = quotes("topic and service", &[summary.clone(), content]);
+        assert!(q.iter().any(|q| q.source == 1), "{q:?}");
+        assert!(q.iter().any(|q| q.source == 0), "{q:?}");
+        // Alone, it answers.
+        let q = quotes("topic and service", &[summary]);
+        assert_eq!(q.first().map(|q| q.source), Some(0), "{q:?}");
     }
 
     #[test]

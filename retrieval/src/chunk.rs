@@ -66,18 +66,31 @@ pub fn points_elsewhere(chapter: &str, section: Option<&str>) -> bool {
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| matches!(w, "quiz" | "quizzes"))
     };
-    if quiz(chapter) {
-        return true;
-    }
-    let Some(h) = section else {
-        return false;
-    };
-    let h = h
-        .trim()
-        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
-        .trim_end_matches([':', '?', ' '])
-        .to_lowercase();
-    POINTING_HEADINGS.contains(&h.as_str()) || quiz(&h)
+    quiz(chapter) || section.is_some_and(quiz) || heading_in(section, POINTING_HEADINGS)
+}
+
+/// Whether `section`'s heading, without its number ("2.1.") and closing punctuation and
+/// lowercased, is one of `list`.
+fn heading_in(section: Option<&str>, list: &[&str]) -> bool {
+    section.is_some_and(|h| {
+        let h = h
+            .trim()
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+            .trim_end_matches([':', '?', ' '])
+            .to_lowercase();
+        list.contains(&h.as_str())
+    })
+}
+
+/// Whether a section sums up its chapter ("Summary", "Key Takeaways", "5. Conclusion"). A summary
+/// restates the chapter's sections in a few lines, so its words match many questions a section
+/// above it answers: the excerpt answer chooses its first sentence from the section that explains,
+/// so that section is always quoted. Unlike a section that points elsewhere
+/// ([`points_elsewhere`]), a summary is searched like any other and may give a later quote or be
+/// listed as also relevant: its lines are often the shortest statement of a difference ("topics
+/// stream data; services answer quick questions").
+pub fn sums_up(section: Option<&str>) -> bool {
+    heading_in(section, &["summary", "key takeaways", "conclusion"])
 }
 
 /// Whether a chunk is where its page introduces the topic whose analyzed `terms` a bare-topic
@@ -117,7 +130,7 @@ pub struct Chunk {
 
 #[cfg(test)]
 mod tests {
-    use super::{introduces, points_elsewhere, ChunkMeta};
+    use super::{introduces, points_elsewhere, sums_up, ChunkMeta};
 
     #[test]
     fn a_topic_is_introduced_by_its_pages_top_and_what_is_sections() {
@@ -168,5 +181,16 @@ mod tests {
         assert!(!points_elsewhere("ROS 2", Some("Quizzical robots")));
         assert!(!points_elsewhere("ROS 2", Some("Services and actions")));
         assert!(!points_elsewhere("ROS 2", None));
+        assert!(!points_elsewhere("ROS 2", Some("Summary")));
+    }
+
+    #[test]
+    fn summaries_sum_up() {
+        assert!(sums_up(Some("Summary")));
+        assert!(sums_up(Some("Key Takeaways")));
+        assert!(sums_up(Some("5. Conclusion")));
+        assert!(!sums_up(Some("Summary statistics of the dataset")));
+        assert!(!sums_up(Some("Services and actions")));
+        assert!(!sums_up(None));
     }
 }
