@@ -11,13 +11,15 @@ pub const CSS: &str = match core::str::from_utf8(&MINIFIED) {
     Err(_) => panic!("minifying the stylesheet split a character"),
 };
 
-/// [`minify`]'s output in an array of its own length: the sheet's bytes alone go into the wasm.
-const MINIFIED: [u8; minify(SOURCE.as_bytes()).1] = {
-    let (long, len) = minify(SOURCE.as_bytes());
-    let mut out = [0u8; minify(SOURCE.as_bytes()).1];
+/// [`minify`]'s output, worked out once: the sheet in a buffer as long as [`SOURCE`], and its length.
+const LONG: ([u8; SOURCE.len()], usize) = minify(SOURCE.as_bytes());
+
+/// The minified sheet in an array of its own length: the sheet's bytes alone go into the wasm.
+const MINIFIED: [u8; LONG.1] = {
+    let mut out = [0u8; LONG.1];
     let mut i = 0;
-    while i < len {
-        out[i] = long[i];
+    while i < LONG.1 {
+        out[i] = LONG.0[i];
         i += 1;
     }
     out
