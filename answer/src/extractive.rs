@@ -353,8 +353,8 @@ fn cosine(a: &[f32], b: &[f32]) -> Option<f32> {
 /// encoder is available; `question_vector` is the question's embedding (computed once by the
 /// search); `style` says how many quotes and whether to prefer code. No line the reader has just
 /// `read` is quoted, unless a previous answer's line is all its section has
-/// ([`AlreadyRead::may_requote`]). The result is in reading order: by source rank, then
-/// position in the section.
+/// ([`AlreadyRead::may_requote`]). The result is in reading order (by source rank, then position
+/// in the section), the first quote's section first.
 pub fn choose(
     question: &str,
     sources: &[Source],
@@ -499,7 +499,7 @@ pub fn choose(
     // the first quote, rather than a sentence of a lower-ranked section the search put below it.
     // A section that points elsewhere (a quiz, objectives, next steps) restates what another
     // section explains: the first quote comes from the best-ranked section that does not. So does
-    // a chapter's summary, which may still give a later quote (shown first, in reading order).
+    // a chapter's summary, which may still give a later quote (shown after the first quote's).
     let lead_source = (0..pointing.len())
         .position(|i| {
             !pointing[i] && !book_retrieval::chunk::sums_up(sources[i].section.as_deref())
@@ -802,6 +802,7 @@ pub fn choose(
     let fixes = quotes
         .first()
         .is_some_and(|q| troubleshooting.get(q.source) == Some(&true));
+    // The section the first quote comes from (its quotes are shown first, below).
     let first_source = quotes.first().map_or(0, |q| q.source);
     // A block of a previous answer is not the snippet (it may still be the block picked below).
     let snippet = snippet(&code, first_source, &q_terms, question).filter(|c| !c.read);
@@ -876,7 +877,13 @@ pub fn choose(
     if !requote {
         quotes.retain(|q| unread(&q.text));
     }
-    book_retrieval::sort::sort_by(&mut quotes, &|a, b| a.source.cmp(&b.source));
+    // Reading order, the first quote's section first: a summary or a quiz ranked above it gives
+    // later quotes only (it restates what that section explains).
+    book_retrieval::sort::sort_by(&mut quotes, &|a, b| {
+        (a.source != first_source)
+            .cmp(&(b.source != first_source))
+            .then(a.source.cmp(&b.source))
+    });
     quotes
 }
 
@@ -1622,10 +1629,10 @@ mod tests {
         summary.section = Some("Summary".into());
         let content = src(1, "A service answers one request with one response.");
         // The summary's line matches best, and the section's own line too weakly to be a later
-        // quote: the section that explains gives the first quote, and the summary, a section
-        // like any other for later quotes, is quoted too (in reading order, first).
+        // quote: the section that explains gives the first quote, shown first, and the summary,
+        // a section like any other for later quotes, is quoted after it.
         let q = quotes("topic and service", &[summary.clone(), content]);
-        assert!(q.iter().any(|q| q.source == 1), "{q:?}");
+        assert_eq!(q.first().map(|q| q.source), Some(1), "{q:?}");
         assert!(q.iter().any(|q| q.source == 0), "{q:?}");
         // Alone, it answers.
         let q = quotes("topic and service", &[summary]);

@@ -83,7 +83,7 @@ impl Default for Calibration {
             pos_quantile: 0.0,
             neg_weight: 0.0,
             mix: 0.0,
-            offset: 0.4,
+            offset: 0.42,
             bm25_neg_quantile: 0.5,
             bm25_pos_quantile: 0.0,
             bm25_neg_weight: 0.0,

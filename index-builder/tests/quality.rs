@@ -197,9 +197,15 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         })
         .collect();
     let all: Vec<&FitBook> = built.iter().map(|b| &b.3).collect();
-    println!(
-        "refusal calibration fitted on all books (the shipped default): {:?}",
-        calibrate::fit(&all)
+    let fitted = calibrate::fit(&all);
+    println!("refusal calibration fitted on all books (the shipped default): {fitted:?}");
+    // What the builder ships is this fit: a change that moves it (a new encoder, a new signal)
+    // updates `Calibration::default()` with it (until 2026-12-02 the hybrid offset had stayed at
+    // 0.40 while the fit had moved to 0.42).
+    assert_eq!(
+        fitted,
+        calibrate::Calibration::default(),
+        "the all-books refusal fit differs from the shipped Calibration::default()"
     );
     // Each book's calibration is fitted on the other books (the fit itself runs on rayon's
     // threads); then the books are answered side by side, their lines printed in order (so the
