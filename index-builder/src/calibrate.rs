@@ -29,6 +29,8 @@
 
 use book_answer::passage::{passages, Kind};
 use book_answer::phrasing::as_question;
+use std::collections::HashMap;
+
 use book_retrieval::{Encoder, Index};
 
 /// Global parameters of the calibration (the same for every book).
@@ -403,8 +405,11 @@ fn refusal_rates(outcomes: impl Iterator<Item = (bool, bool)>) -> (f32, f32) {
 struct Scored {
     negative: Vec<f32>,
     positive: Vec<f32>,
-    /// (out of scope, relevance; `None`: always refused).
-    labelled: Vec<(bool, Option<f32>)>,
+    /// The out-of-scope labelled questions' relevances, sorted (−∞: always refused), so a
+    /// threshold's refusals are counted by one binary search.
+    out_of_scope: Vec<f32>,
+    /// The answerable labelled questions' relevances, likewise.
+    answerable: Vec<f32>,
 }
 
 /// One threshold of the grid: `neg_weight` × the out-of-scope quantile `neg_quantile` + `mix` ×
@@ -436,22 +441,26 @@ impl Scored {
                 s.bm25_relevance(u)
             }
         };
-        let labelled = b
-            .labelled
-            .iter()
-            .enumerate()
-            .map(|(k, (o, s))| {
-                let kept = words.is_none_or(|m| m.get(k).copied().unwrap_or(true));
-                let relevance = if hybrid && s.cosine < floor {
-                    None
-                } else if kept {
-                    r(s)
-                } else {
-                    Some(f32::INFINITY)
-                };
-                (*o, relevance)
-            })
-            .collect();
+        let (mut out_of_scope, mut answerable) = (Vec::new(), Vec::new());
+        for (k, (o, s)) in b.labelled.iter().enumerate() {
+            let kept = words.is_none_or(|m| m.get(k).copied().unwrap_or(true));
+            let relevance = if hybrid && s.cosine < floor {
+                None
+            } else if kept {
+                r(s)
+            } else {
+                Some(f32::INFINITY)
+            };
+            let relevance = relevance.unwrap_or(f32::NEG_INFINITY);
+            if *o {
+                &mut out_of_scope
+            } else {
+                &mut answerable
+            }
+            .push(relevance);
+        }
+        out_of_scope.sort_by(f32::total_cmp);
+        answerable.sort_by(f32::total_cmp);
         let mut negative: Vec<f32> = b.sample.negative.iter().filter_map(r).collect();
         let mut positive: Vec<f32> = b.sample.positive.iter().filter_map(r).collect();
         negative.sort_by(f32::total_cmp);
@@ -459,7 +468,8 @@ impl Scored {
         Scored {
             negative,
             positive,
-            labelled,
+            out_of_scope,
+            answerable,
         }
     }
 
@@ -473,11 +483,10 @@ impl Scored {
         } else {
             t.clamp(0.0, 1.0)
         };
-        refusal_rates(
-            self.labelled
-                .iter()
-                .map(|(o, r)| (*o, r.is_none_or(|r| r < t))),
-        )
+        // The threshold is finite and the relevances are not NaN: those under it are a prefix.
+        let share =
+            |sorted: &[f32]| sorted.partition_point(|&r| r < t) as f32 / sorted.len().max(1) as f32;
+        (share(&self.out_of_scope), share(&self.answerable))
     }
 }
 
@@ -530,6 +539,9 @@ fn rules() -> Vec<Rule> {
     out
 }
 
+/// One phase's fit: its coverage weight, its threshold rule and its score.
+type PhaseFit = (f32, Rule, f32);
+
 /// Grid search of one phase's parameters: returns the coverage weight, the rule and its score.
 /// `words`: per book, the hybrid phase's words-only refusals; `floor`: its cosine floor (see
 /// [`Scored::new`]).
@@ -540,42 +552,57 @@ fn fit_phase(
     u: Unseen,
     words: Option<&[Vec<bool>]>,
     rules: &[Rule],
-) -> (f32, Rule, f32) {
+) -> PhaseFit {
     let mut best = (0.0, rules[0], f32::MIN);
     for &w in weights {
-        let scored: Vec<Scored> = books
-            .iter()
-            .enumerate()
-            .map(|(k, b)| {
-                Scored::new(
-                    b,
-                    hybrid,
-                    (w, floor),
-                    u,
-                    words.and_then(|m| m.get(k)).map(Vec::as_slice),
-                )
-            })
-            .collect();
-        let scores: Vec<f32> = rules
-            .iter()
-            .map(|rule| {
-                scored
-                    .iter()
-                    .map(|s| {
-                        let (o, a) = s.rates(rule, hybrid);
-                        objective(o, a) - BOOK_DEPENDENCE_COST * (rule.neg_weight + rule.mix)
-                    })
-                    .sum()
-            })
-            .collect();
+        let scores = phase_scores(books, (hybrid, floor), w, u, words, rules);
         for (i, rule) in rules.iter().enumerate() {
-            let score = plateau_score(rules, &scores, i);
-            if score > best.2 {
-                best = (w, *rule, score);
+            if scores[i] > best.2 {
+                best = (w, *rule, scores[i]);
             }
         }
     }
     best
+}
+
+/// The score of every rule of one phase under coverage weight `w`, summed over `books` and
+/// averaged over its plateau ([`plateau_score`]); the arguments are [`fit_phase`]'s.
+fn phase_scores(
+    books: &[&FitBook],
+    (hybrid, floor): (bool, f32),
+    w: f32,
+    u: Unseen,
+    words: Option<&[Vec<bool>]>,
+    rules: &[Rule],
+) -> Vec<f32> {
+    let scored: Vec<Scored> = books
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            Scored::new(
+                b,
+                hybrid,
+                (w, floor),
+                u,
+                words.and_then(|m| m.get(k)).map(Vec::as_slice),
+            )
+        })
+        .collect();
+    let scores: Vec<f32> = rules
+        .iter()
+        .map(|rule| {
+            scored
+                .iter()
+                .map(|s| {
+                    let (o, a) = s.rates(rule, hybrid);
+                    objective(o, a) - BOOK_DEPENDENCE_COST * (rule.neg_weight + rule.mix)
+                })
+                .sum()
+        })
+        .collect();
+    (0..rules.len())
+        .map(|i| plateau_score(rules, &scores, i))
+        .collect()
 }
 
 /// Offsets on each side of a rule's own that its score is averaged over (grid steps of 0.02).
@@ -587,28 +614,34 @@ const PLATEAU_STEPS: usize = 2;
 /// question refused past 8 %), which a new book, or a slightly different encoder, falls off. The
 /// mean prefers thresholds in the middle of a broad good region.
 fn plateau_score(rules: &[Rule], scores: &[f32], i: usize) -> f32 {
-    let same_family = |j: usize| {
-        let (a, b) = (&rules[i], &rules[j]);
-        a.neg_quantile == b.neg_quantile
-            && a.pos_quantile == b.pos_quantile
-            && a.neg_weight == b.neg_weight
-            && a.mix == b.mix
-    };
     let lo = i.saturating_sub(PLATEAU_STEPS);
     let hi = (i + PLATEAU_STEPS).min(rules.len() - 1);
     let (sum, n) = (lo..=hi)
-        .filter(|&j| same_family(j))
+        .filter(|&j| same_family(&rules[i], &rules[j]))
         .fold((0.0, 0), |(sum, n), j| (sum + scores[j], n + 1));
     sum / n as f32
 }
 
+/// Whether two rules differ at most in their offset (the grid lists such rules side by side).
+fn same_family(a: &Rule, b: &Rule) -> bool {
+    a.neg_quantile == b.neg_quantile
+        && a.pos_quantile == b.pos_quantile
+        && a.neg_weight == b.neg_weight
+        && a.mix == b.mix
+}
+
+/// Offsets on each side of the BM25 phase's best rule that [`fit_cost`] also tries, with the
+/// hybrid phase fitted under each (grid steps of 0.02).
+const JOINT_STEPS: usize = 2;
+
 /// Fits the global parameters on `books` (grid search): most out-of-scope questions refused while
 /// every book keeps answerable refusals at or under 8 %. For each unseen-term cost (penalty and
-/// common-word weight, shared by both phases) the BM25 phase's threshold is fitted first; then
-/// for each offset of the hybrid phase's words test from it, the hybrid phase's coverage weight
-/// and threshold are fitted under the rule the search applies with the encoder (refuse only when
-/// the words fall short too, or when the cosine is under a floor, itself one of the grid's
-/// values), and the combination whose hybrid fit scores best is kept.
+/// common-word weight, shared by both phases), each BM25-phase threshold near that phase's best
+/// (see [`JOINT_STEPS`]) and each offset of the hybrid phase's words test from it, the hybrid
+/// phase's coverage weight and threshold are fitted under the rule the search applies with the
+/// encoder (refuse only when the words fall short too, or when the cosine is under a floor,
+/// itself one of the grid's values), and the combination whose two phases score best together
+/// is kept.
 pub fn fit(books: &[&FitBook]) -> Calibration {
     use rayon::prelude::*;
     const PENALTIES: [f32; 6] = [0.0, 0.1, 0.15, 0.2, 0.3, 0.4];
@@ -645,52 +678,72 @@ fn fit_cost(books: &[&FitBook], u: (f32, f32), rules: &[Rule]) -> (f32, Calibrat
     // The hybrid phase's cosine floor (0: none); tried in this order, so a tie keeps the lower.
     const FLOORS: [f32; 4] = [0.0, 0.15, 0.2, 0.25];
     let (penalty, common) = u;
-    let (_, b, _) = fit_phase(books, (false, 0.0), &[0.0], u, None, rules);
+    // The BM25 phase's threshold decides which questions the hybrid phase's words test refuses,
+    // so the two are chosen together: the BM25 phase's best rule and its neighbours (offsets up
+    // to `JOINT_STEPS` grid steps away), each scored by both phases' scores summed. Fitted one
+    // after the other, a question that moved the BM25 phase's best step by one grid step (a
+    // ledge as good as its neighbour) moved the hybrid fit to another optimum far away.
+    let bm25 = phase_scores(books, (false, 0.0), 0.0, u, None, rules);
+    let top = (0..rules.len()).fold(0, |b, i| if bm25[i] > bm25[b] { i } else { b });
+    // The best first, so that a tie keeps it; then its neighbours, nearest first.
+    let candidates = (1..=JOINT_STEPS)
+        .flat_map(|d| [top.checked_sub(d), Some(top + d)])
+        .flatten()
+        .filter(|&j| j < rules.len() && same_family(&rules[top], &rules[j]));
+    // Neighbouring BM25 thresholds often refuse the same questions: the hybrid fits under one
+    // set of words-test refusals are kept for the next candidate that gives the same set.
+    let mut hybrid_fits: HashMap<Vec<Vec<bool>>, Vec<PhaseFit>> = HashMap::new();
     let mut best: Option<(f32, Calibration)> = None;
-    for words_offset in WORDS_OFFSETS {
-        let words = Calibration {
-            unseen_penalty: penalty,
-            common_weight: common,
-            bm25_neg_quantile: b.neg_quantile,
-            bm25_pos_quantile: b.pos_quantile,
-            bm25_neg_weight: b.neg_weight,
-            bm25_mix: b.mix,
-            bm25_offset: b.offset,
-            words_offset,
-            ..Calibration::default()
-        };
-        // Which labelled questions the hybrid phase's words test refuses, per book.
-        let refused_by_words: Vec<Vec<bool>> = books
-            .iter()
-            .map(|b| {
-                let t = thresholds(&b.sample, &words);
-                b.labelled
-                    .iter()
-                    .map(|(_, s)| s.bm25_relevance(u).is_none_or(|c| c < t.words))
-                    .collect()
-            })
-            .collect();
-        for floor in FLOORS {
-            let (w, h, score) = fit_phase(
-                books,
-                (true, floor),
-                &WEIGHTS,
-                u,
-                Some(&refused_by_words),
-                rules,
-            );
-            if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                let c = Calibration {
-                    coverage_weight: w,
-                    neg_quantile: h.neg_quantile,
-                    pos_quantile: h.pos_quantile,
-                    neg_weight: h.neg_weight,
-                    mix: h.mix,
-                    offset: h.offset,
-                    min_cosine: floor,
-                    ..words
-                };
-                best = Some((score, c));
+    for j in std::iter::once(top).chain(candidates) {
+        let (b, bm25_score) = (rules[j], bm25[j]);
+        for words_offset in WORDS_OFFSETS {
+            let words = Calibration {
+                unseen_penalty: penalty,
+                common_weight: common,
+                bm25_neg_quantile: b.neg_quantile,
+                bm25_pos_quantile: b.pos_quantile,
+                bm25_neg_weight: b.neg_weight,
+                bm25_mix: b.mix,
+                bm25_offset: b.offset,
+                words_offset,
+                ..Calibration::default()
+            };
+            // Which labelled questions the hybrid phase's words test refuses, per book.
+            let refused_by_words: Vec<Vec<bool>> = books
+                .iter()
+                .map(|b| {
+                    let t = thresholds(&b.sample, &words);
+                    b.labelled
+                        .iter()
+                        .map(|(_, s)| s.bm25_relevance(u).is_none_or(|c| c < t.words))
+                        .collect()
+                })
+                .collect();
+            let fits = hybrid_fits
+                .entry(refused_by_words)
+                .or_insert_with_key(|refused| {
+                    FLOORS
+                        .iter()
+                        .map(|&floor| {
+                            fit_phase(books, (true, floor), &WEIGHTS, u, Some(refused), rules)
+                        })
+                        .collect()
+                });
+            for (&floor, &(w, h, score)) in FLOORS.iter().zip(fits.iter()) {
+                let score = bm25_score + score;
+                if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                    let c = Calibration {
+                        coverage_weight: w,
+                        neg_quantile: h.neg_quantile,
+                        pos_quantile: h.pos_quantile,
+                        neg_weight: h.neg_weight,
+                        mix: h.mix,
+                        offset: h.offset,
+                        min_cosine: floor,
+                        ..words
+                    };
+                    best = Some((score, c));
+                }
             }
         }
     }
@@ -745,6 +798,69 @@ mod tests {
         let fitted = fit(&[&book]);
         assert_eq!(rates(&book, &fitted, true), (1.0, 0.0));
         assert_eq!(rates(&book, &fitted, false), (1.0, 0.0));
+    }
+
+    #[test]
+    fn the_grid_counts_refusals_as_the_search_refuses() {
+        // The grid counts a threshold's refusals by binary search over sorted relevances; the
+        // search refuses question by question. Both must agree at every step of the grid.
+        let q = |cosine: f32, coverage: f32, unseen: usize| Signals {
+            cosine,
+            coverage,
+            bm25_coverage: (coverage > 0.05).then_some(coverage),
+            unseen,
+            ..sig(0.0)
+        };
+        let book = FitBook {
+            sample: BookSample {
+                positive: (0..30).map(|i| q(0.4 + i as f32 / 60.0, 0.5, 0)).collect(),
+                negative: (0..30).map(|i| q(0.1 + i as f32 / 60.0, 0.1, 1)).collect(),
+            },
+            labelled: (0..40)
+                .map(|i| {
+                    let x = (i * 7 % 40) as f32 / 40.0;
+                    (i % 3 == 0, q(x, 1.0 - x, i % 4 / 3))
+                })
+                .collect(),
+        };
+        let u = (0.3, 0.0);
+        for hybrid in [false, true] {
+            let scored = Scored::new(&book, hybrid, (0.0, 0.0), u, None);
+            for rule in rules().iter().step_by(7) {
+                let c = Calibration {
+                    unseen_penalty: u.0,
+                    common_weight: u.1,
+                    coverage_weight: 0.0,
+                    min_cosine: 0.0,
+                    neg_quantile: rule.neg_quantile,
+                    pos_quantile: rule.pos_quantile,
+                    neg_weight: rule.neg_weight,
+                    mix: rule.mix,
+                    offset: rule.offset,
+                    bm25_neg_quantile: rule.neg_quantile,
+                    bm25_pos_quantile: rule.pos_quantile,
+                    bm25_neg_weight: rule.neg_weight,
+                    bm25_mix: rule.mix,
+                    bm25_offset: rule.offset,
+                    // The hybrid phase's words test never refuses: the grid's `words: None`.
+                    words_offset: -10.0,
+                };
+                let t = thresholds(&book.sample, &c);
+                let expected = refusal_rates(book.labelled.iter().map(|(o, s)| {
+                    let refused = if hybrid {
+                        s.relevance(0.0, u) < t.min_relevance
+                    } else {
+                        refuses(s, &t, false)
+                    };
+                    (*o, refused)
+                }));
+                assert_eq!(
+                    scored.rates(rule, hybrid),
+                    expected,
+                    "{rule:?} hybrid {hybrid}"
+                );
+            }
+        }
     }
 
     #[test]
