@@ -27,10 +27,10 @@
 //! relevance threshold are fitted together for that rule.
 //! The result is stored in the asset's `SearchSettings`, so the browser refuses exactly as measured.
 
-use book_answer::passage::{passages, Kind};
-use book_answer::phrasing::as_question;
 use std::collections::HashMap;
 
+use book_answer::passage::{passages, Kind};
+use book_answer::phrasing::as_question;
 use book_retrieval::{Encoder, Index};
 
 /// Global parameters of the calibration (the same for every book).
@@ -445,13 +445,12 @@ impl Scored {
         for (k, (o, s)) in b.labelled.iter().enumerate() {
             let kept = words.is_none_or(|m| m.get(k).copied().unwrap_or(true));
             let relevance = if hybrid && s.cosine < floor {
-                None
+                f32::NEG_INFINITY
             } else if kept {
-                r(s)
+                r(s).unwrap_or(f32::NEG_INFINITY)
             } else {
-                Some(f32::INFINITY)
+                f32::INFINITY
             };
-            let relevance = relevance.unwrap_or(f32::NEG_INFINITY);
             if *o {
                 &mut out_of_scope
             } else {
