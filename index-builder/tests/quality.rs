@@ -142,6 +142,9 @@ struct Row {
     conversations: [eval::ConversationMetrics; 4],
     /// "Ask about this" answered with no LLM, one per set of [`SELECTION_SETS`].
     selections: [eval::SelectionMetrics; 2],
+    /// Of [`HELDOUT_OUT_OF_SCOPE`]'s questions, the near-misses and the off-topic ones: (refused,
+    /// asked).
+    heldout_out_of_scope: [(usize, usize); 2],
 }
 
 #[test]
@@ -175,6 +178,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
             let selections = SELECTION_SETS.map(|(set, _)| {
                 eval::read_selections(&repo().join(set).join(format!("{name}.jsonl"))).unwrap()
             });
+            let heldout_out_of_scope = read_heldout_out_of_scope(name);
             let texts = eval::texts_of(&book);
             let sample = calibrate::sample(&book.index, &texts, &book.encoder, &bank);
             let labelled = qs
@@ -193,6 +197,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 FitBook { sample, labelled },
                 conversations,
                 selections,
+                heldout_out_of_scope,
             )
         })
         .collect();
@@ -228,7 +233,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
     let answered: Vec<(String, [Row; 2])> = built
         .par_iter_mut()
         .zip(cals)
-        .map(|((name, book, qs, fit, conversations, selections), cal)| {
+        .map(|((name, book, qs, fit, conversations, selections, heldout), cal)| {
             let name: &'static str = name;
             calibrate::apply(&mut book.index, &book.encoder, &fit.sample, &cal).unwrap();
             let texts = eval::texts_of(book);
@@ -253,6 +258,15 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 let selections = selections
                     .each_ref()
                     .map(|set| eval::selection_metrics(book, &texts, set, encoder));
+                let heldout_out_of_scope = [true, false].map(|near_miss| {
+                    let qs: Vec<Labelled> = heldout
+                        .iter()
+                        .filter(|(_, n)| *n == near_miss)
+                        .map(|(q, _)| q.clone())
+                        .collect();
+                    let refused = run(book, &qs, hybrid).refusal_recall * qs.len() as f32;
+                    (refused.round() as usize, qs.len())
+                });
                 Row {
                     name,
                     phase,
@@ -261,6 +275,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                     graded,
                     conversations,
                     selections,
+                    heldout_out_of_scope,
                 }
             });
             (line, rows)
@@ -496,6 +511,27 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         missed.len(),
         missed.join("\n")
     );
+    // The held-out out-of-scope questions against the same target, listed apart: the count above
+    // stays the labelled sets' (the issue's own measure), this one is never fitted on.
+    let mut heldout_missed = Vec::new();
+    for r in &rows {
+        let rate = heldout_refused_rate(r);
+        let line = format!(
+            "{} ({}): held-out out-of-scope refused {rate:.3}",
+            r.name, r.phase
+        );
+        if rate < HELDOUT_OUT_OF_SCOPE_FLOOR {
+            failures.push(format!("{line} (floor {HELDOUT_OUT_OF_SCOPE_FLOOR})"));
+        }
+        if rate < 0.75 {
+            heldout_missed.push(format!("{line} (target 0.75)"));
+        }
+    }
+    println!(
+        "held-out out-of-scope targets missed ({}):\n{}",
+        heldout_missed.len(),
+        heldout_missed.join("\n")
+    );
     assert!(
         failures.is_empty(),
         "below the floor:\n{}",
@@ -543,6 +579,41 @@ const SELECTION_SETS: [(&str, (f32, f32)); 2] = [
     ("eval/selections/", (0.3, 0.4)),
     ("eval/selections-heldout/", (0.18, 0.26)),
 ];
+
+/// Out-of-scope questions written on 2026-12-03 by helpers who saw neither the search nor its
+/// answers, after every threshold, weight and refusal rule was chosen, and never fitted on (the
+/// refusal fit reads only the labelled sets): 20 a book, 12 near-misses (the book's subject, a
+/// thing it does not cover) then 8 off-topic. Their refusal rate is the out-of-scope target
+/// measured on questions nothing was tuned for.
+const HELDOUT_OUT_OF_SCOPE: &str = "eval/out-of-scope-heldout/";
+
+/// Floor of [`HELDOUT_OUT_OF_SCOPE`]'s refusal rate on every book and in both phases: the lowest
+/// when the set was first measured (0.60, the Docusaurus docs before the encoder) less two
+/// questions' worth.
+const HELDOUT_OUT_OF_SCOPE_FLOOR: f32 = 0.5;
+
+/// A book's held-out out-of-scope questions, each with whether it is a near-miss.
+fn read_heldout_out_of_scope(name: &str) -> Vec<(Labelled, bool)> {
+    let path = repo()
+        .join(HELDOUT_OUT_OF_SCOPE)
+        .join(format!("{name}.jsonl"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let q: Labelled =
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display()));
+            let kind: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
+            assert!(
+                q.out_of_scope,
+                "{}: {} is not out of scope",
+                path.display(),
+                q.id
+            );
+            (q, kind["kind"] == "near-miss")
+        })
+        .collect()
+}
 
 fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {
     eval::evaluate(book, qs, |q| {
@@ -632,4 +703,27 @@ fn print_rows(rows: &[Row]) {
             .collect();
         eval::print_selection_table(set, &selections);
     }
+    println!("\n{HELDOUT_OUT_OF_SCOPE}: out-of-scope questions never fitted on, refused");
+    println!(
+        "{:<40} {:>10} {:>10} {:>10}",
+        "", "near-miss", "off-topic", "all"
+    );
+    for r in rows {
+        let [near, off] = r.heldout_out_of_scope;
+        println!(
+            "{:<40} {:>4} / {:<3} {:>4} / {:<3} {:>10.3}",
+            format!("{} ({})", r.name, r.phase),
+            near.0,
+            near.1,
+            off.0,
+            off.1,
+            heldout_refused_rate(r)
+        );
+    }
+}
+
+/// The share of a book's held-out out-of-scope questions refused (near-misses and off-topic).
+fn heldout_refused_rate(r: &Row) -> f32 {
+    let [near, off] = r.heldout_out_of_scope;
+    (near.0 + off.0) as f32 / (near.1 + off.1).max(1) as f32
 }
