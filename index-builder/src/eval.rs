@@ -48,6 +48,40 @@ pub fn read_questions(path: &Path) -> Result<Vec<Labelled>> {
     read_json_lines(path, "labelled question")
 }
 
+/// What kind of question a held-out out-of-scope one is (`eval/out-of-scope-heldout/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutOfScopeKind {
+    /// On the book's subject, about a thing the book does not cover.
+    NearMiss,
+    /// Nothing to do with the book.
+    OffTopic,
+}
+
+/// One line of a held-out out-of-scope file: a labelled question and its kind.
+#[derive(Debug, Deserialize)]
+struct KindedQuestion {
+    #[serde(flatten)]
+    question: Labelled,
+    kind: OutOfScopeKind,
+}
+
+/// Reads a file of held-out out-of-scope questions, split by kind: `[near-misses, off-topic]`.
+/// A line without a known `kind`, or one not marked out of scope, is an error.
+pub fn read_out_of_scope_by_kind(path: &Path) -> Result<[Vec<Labelled>; 2]> {
+    let mut split = [Vec::new(), Vec::new()];
+    for k in read_json_lines::<KindedQuestion>(path, "held-out out-of-scope question")? {
+        anyhow::ensure!(
+            k.question.out_of_scope,
+            "{}: {} is not marked out_of_scope",
+            path.display(),
+            k.question.id
+        );
+        split[(k.kind == OutOfScopeKind::OffTopic) as usize].push(k.question);
+    }
+    Ok(split)
+}
+
 /// The answer keys of one labelled question (`eval/answer-keys/<book>.jsonl`): verbatim phrases of
 /// the book (a value, an option, a command, a cause), any of which shown in an answer means the
 /// reader got the answer, not only the right section.
@@ -1005,5 +1039,42 @@ pub fn print_answer_table(name: &str, rows: &[(&str, AnswerMetrics)]) {
             m.reliability(2),
             m.max_compose_ms
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_kinds(lines: &str) -> Result<[Vec<Labelled>; 2]> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("book.jsonl");
+        std::fs::write(&path, lines)?;
+        read_out_of_scope_by_kind(&path)
+    }
+
+    #[test]
+    fn held_out_out_of_scope_questions_split_by_kind() {
+        let [near, off] = read_kinds(concat!(
+            r#"{"id":"a","question":"q a","out_of_scope":true,"kind":"near-miss"}"#,
+            "\n\n",
+            r#"{"id":"b","question":"q b","out_of_scope":true,"kind":"off-topic"}"#,
+            "\n",
+            r#"{"id":"c","question":"q c","out_of_scope":true,"kind":"near-miss"}"#,
+        ))
+        .unwrap();
+        let ids = |v: &[Labelled]| v.iter().map(|q| q.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&near), ["a", "c"]);
+        assert_eq!(ids(&off), ["b"]);
+    }
+
+    #[test]
+    fn an_unknown_kind_or_an_answerable_line_is_an_error() {
+        let unknown = read_kinds(r#"{"id":"a","question":"q","out_of_scope":true,"kind":"near"}"#);
+        assert!(format!("{:#}", unknown.unwrap_err()).contains(":1: not a held-out"));
+        let missing = read_kinds(r#"{"id":"a","question":"q","out_of_scope":true}"#);
+        assert!(missing.is_err());
+        let answerable = read_kinds(r#"{"id":"a","question":"q","kind":"off-topic"}"#);
+        assert!(format!("{:#}", answerable.unwrap_err()).contains("a is not marked out_of_scope"));
     }
 }

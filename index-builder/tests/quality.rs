@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use book_answer::confidence::{fit_cutoffs, ExcerptCutoffs, ExcerptSignals};
 use book_retrieval::bm25::Bm25Params;
 use book_retrieval::encoder::PrunedWords;
-use book_retrieval::{Mode, SearchRequest, SearchSettings};
+use book_retrieval::{Mode, SearchRequest, SearchResults, SearchSettings};
 use index_builder::build::{build, BuildOptions, BuiltBook};
 use index_builder::calibrate::{self, FitBook};
 use index_builder::chunker::ChunkLimits;
@@ -258,15 +258,9 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 let selections = selections
                     .each_ref()
                     .map(|set| eval::selection_metrics(book, &texts, set, encoder));
-                let heldout_out_of_scope = [true, false].map(|near_miss| {
-                    let qs: Vec<Labelled> = heldout
-                        .iter()
-                        .filter(|(_, n)| *n == near_miss)
-                        .map(|(q, _)| q.clone())
-                        .collect();
-                    let refused = run(book, &qs, hybrid).refusal_recall * qs.len() as f32;
-                    (refused.round() as usize, qs.len())
-                });
+                let heldout_out_of_scope = heldout
+                    .each_ref()
+                    .map(|qs| (refused(book, qs, hybrid), qs.len()));
                 Row {
                     name,
                     phase,
@@ -592,39 +586,33 @@ const HELDOUT_OUT_OF_SCOPE: &str = "eval/out-of-scope-heldout/";
 /// questions' worth.
 const HELDOUT_OUT_OF_SCOPE_FLOOR: f32 = 0.5;
 
-/// A book's held-out out-of-scope questions, each with whether it is a near-miss.
-fn read_heldout_out_of_scope(name: &str) -> Vec<(Labelled, bool)> {
+/// A book's held-out out-of-scope questions: `[near-misses, off-topic]`.
+fn read_heldout_out_of_scope(name: &str) -> [Vec<Labelled>; 2] {
     let path = repo()
         .join(HELDOUT_OUT_OF_SCOPE)
         .join(format!("{name}.jsonl"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let q: Labelled =
-                serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display()));
-            let kind: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
-            assert!(
-                q.out_of_scope,
-                "{}: {} is not out of scope",
-                path.display(),
-                q.id
-            );
-            (q, kind["kind"] == "near-miss")
-        })
-        .collect()
+    eval::read_out_of_scope_by_kind(&path).unwrap_or_else(|e| panic!("{e:#}"))
+}
+
+/// How many of `qs` the search refuses.
+fn refused(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> usize {
+    qs.iter()
+        .filter(|q| search(book, &q.question, hybrid).refused)
+        .count()
 }
 
 fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {
-    eval::evaluate(book, qs, |q| {
-        let v = hybrid.then(|| book.encoder.encode(q));
-        let mut req = SearchRequest::new(q, v.as_deref());
-        if !hybrid {
-            req.mode = Mode::Bm25Only;
-        }
-        book.index.search(&req)
-    })
-    .0
+    eval::evaluate(book, qs, |q| search(book, q, hybrid)).0
+}
+
+/// The search of `q` as the widget runs it, with the encoder (`hybrid`) or before it.
+fn search(book: &BuiltBook, q: &str, hybrid: bool) -> SearchResults {
+    let v = hybrid.then(|| book.encoder.encode(q));
+    let mut req = SearchRequest::new(q, v.as_deref());
+    if !hybrid {
+        req.mode = Mode::Bm25Only;
+    }
+    book.index.search(&req)
 }
 
 fn print_rows(rows: &[Row]) {
