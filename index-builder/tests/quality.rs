@@ -576,15 +576,14 @@ const SELECTION_SETS: [(&str, (f32, f32)); 2] = [
 
 /// Out-of-scope questions written on 2026-12-03 by helpers who saw neither the search nor its
 /// answers, after every threshold, weight and refusal rule was chosen, and never fitted on (the
-/// refusal fit reads only the labelled sets): 20 a book, 12 near-misses (the book's subject, a
-/// thing it does not cover) then 8 off-topic. Their refusal rate is the out-of-scope target
-/// measured on questions nothing was tuned for.
+/// refusal fit reads only the labelled sets): 40 a book in two batches of 20 (ids 1-20 and
+/// 21-40), each 12 near-misses (the book's subject, a thing it does not cover) then 8 off-topic.
+/// Their refusal rate is the out-of-scope target measured on questions nothing was tuned for.
 const HELDOUT_OUT_OF_SCOPE: &str = "eval/out-of-scope-heldout/";
 
 /// Floor of [`HELDOUT_OUT_OF_SCOPE`]'s refusal rate on every book and in both phases: the lowest
-/// when the set was first measured (0.60, the Docusaurus docs before the encoder) less two
-/// questions' worth.
-const HELDOUT_OUT_OF_SCOPE_FLOOR: f32 = 0.5;
+/// at 40 a book (0.675, the first textbook before the encoder) less three questions' worth.
+const HELDOUT_OUT_OF_SCOPE_FLOOR: f32 = 0.6;
 
 /// A book's held-out out-of-scope questions: `[near-misses, off-topic]`.
 fn read_heldout_out_of_scope(name: &str) -> [Vec<Labelled>; 2] {
