@@ -676,7 +676,7 @@ fn fit_cost(books: &[&FitBook], u: (f32, f32), rules: &[Rule]) -> (f32, Calibrat
     const WORDS_OFFSETS: [f32; 6] = [-0.05, 0.0, 0.1, 0.2, 0.3, 1.0];
     // The hybrid phase's cosine floor (0: none); tried in this order, so a tie keeps the lower.
     // The fit keeps 0.25 on all books and on every leave-one-book-out set (2026-12-03): the two
-    // floors above it are tried so that the choice is not the grid's edge (each costs about 1.5 s
+    // floors above it are tried so that the choice is not the grid's edge (each costs about 1 s
     // of fitting; 0.4 was tried too, and not chosen either).
     const FLOORS: [f32; 6] = [0.0, 0.15, 0.2, 0.25, 0.3, 0.35];
     let (penalty, common) = u;
