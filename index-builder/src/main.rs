@@ -367,10 +367,27 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line, as anyhow's `{:#}` writes them, but without a cause the
+/// message before it already ends with: the library errors name their cause in their own message
+/// too (`thiserror`'s `"{path}: {source}"`), which `{:#}` would print twice ("…: No such file or
+/// directory (os error 2): No such file or directory (os error 2)").
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain().map(ToString::to_string) {
+        if line.is_empty() {
+            line = cause;
+        } else if !line.ends_with(&cause) {
+            line.push_str(": ");
+            line.push_str(&cause);
+        }
+    }
+    line
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -651,7 +668,7 @@ fn parse_docusaurus_version(v: &str) -> Result<(u32, u32), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_docusaurus_version;
+    use super::{error_chain, parse_docusaurus_version};
 
     #[test]
     fn docusaurus_versions_parse_to_major_and_minor() {
@@ -660,5 +677,23 @@ mod tests {
         assert_eq!(parse_docusaurus_version("v3.9"), Ok((3, 9)));
         assert!(parse_docusaurus_version("latest").is_err());
         assert!(parse_docusaurus_version("3").is_err());
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        #[derive(Debug, thiserror::Error)]
+        #[error("docs/a.md: {source}")]
+        struct Named {
+            source: std::io::Error,
+        }
+        let e = anyhow::Error::new(Named { source: io() }).context("cannot read the docs at docs");
+        assert_eq!(
+            error_chain(&e),
+            "cannot read the docs at docs: docs/a.md: no such file"
+        );
+        // A cause the message does not name is kept, as `{:#}` keeps it.
+        let e = anyhow::Error::new(io()).context("cannot open the index");
+        assert_eq!(error_chain(&e), "cannot open the index: no such file");
     }
 }
