@@ -414,7 +414,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         }
         check(
             m.refusal_recall as f64,
-            0.75,
+            OUT_OF_SCOPE_TARGET as f64,
             0.65,
             true,
             "out-of-scope refused",
@@ -517,8 +517,8 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
         if rate < HELDOUT_OUT_OF_SCOPE_FLOOR {
             failures.push(format!("{line} (floor {HELDOUT_OUT_OF_SCOPE_FLOOR})"));
         }
-        if rate < 0.75 {
-            heldout_missed.push(format!("{line} (target 0.75)"));
+        if rate < OUT_OF_SCOPE_TARGET {
+            heldout_missed.push(format!("{line} (target {OUT_OF_SCOPE_TARGET})"));
         }
     }
     println!(
@@ -573,6 +573,10 @@ const SELECTION_SETS: [(&str, (f32, f32)); 2] = [
     ("eval/selections/", (0.3, 0.4)),
     ("eval/selections-heldout/", (0.18, 0.26)),
 ];
+
+/// Issue 11's out-of-scope target: the share of out-of-scope questions refused, on the labelled
+/// sets and on [`HELDOUT_OUT_OF_SCOPE`] alike.
+const OUT_OF_SCOPE_TARGET: f32 = 0.75;
 
 /// Out-of-scope questions written on 2026-12-03 by helpers who saw neither the search nor its
 /// answers, after every threshold, weight and refusal rule was chosen, and never fitted on (the
