@@ -28,6 +28,9 @@ pub struct Labelled {
     /// The book does not answer it: it should be refused.
     #[serde(default)]
     pub out_of_scope: bool,
+    /// What kind of out-of-scope question it is, where the file says (the held-out sets do).
+    #[serde(default)]
+    pub kind: Option<OutOfScopeKind>,
     /// The book's own words an answer must show for the reader to be answered (any one of them;
     /// from `eval/answer-keys/`, see [`attach_answer_keys`]). Empty: not labelled.
     #[serde(default)]
@@ -58,26 +61,39 @@ pub enum OutOfScopeKind {
     OffTopic,
 }
 
-/// One line of a held-out out-of-scope file: a labelled question and its kind.
-#[derive(Debug, Deserialize)]
-struct KindedQuestion {
-    #[serde(flatten)]
-    question: Labelled,
-    kind: OutOfScopeKind,
+impl OutOfScopeKind {
+    /// Both kinds, in the order [`OutOfScopeKind::index`] numbers them.
+    pub const ALL: [Self; 2] = [Self::NearMiss, Self::OffTopic];
+
+    /// The kind's place in per-kind arrays (`[near-misses, off-topic]`).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The kind as the question files write it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::NearMiss => "near-miss",
+            Self::OffTopic => "off-topic",
+        }
+    }
 }
 
 /// Reads a file of held-out out-of-scope questions, split by kind: `[near-misses, off-topic]`.
-/// A line without a known `kind`, or one not marked out of scope, is an error.
+/// A line without a `kind`, or one not marked out of scope, is an error.
 pub fn read_out_of_scope_by_kind(path: &Path) -> Result<[Vec<Labelled>; 2]> {
     let mut split = [Vec::new(), Vec::new()];
-    for k in read_json_lines::<KindedQuestion>(path, "held-out out-of-scope question")? {
+    for q in read_json_lines::<Labelled>(path, "held-out out-of-scope question")? {
         anyhow::ensure!(
-            k.question.out_of_scope,
+            q.out_of_scope,
             "{}: {} is not marked out_of_scope",
             path.display(),
-            k.question.id
+            q.id
         );
-        split[(k.kind == OutOfScopeKind::OffTopic) as usize].push(k.question);
+        let kind = q
+            .kind
+            .with_context(|| format!("{}: {} has no kind", path.display(), q.id))?;
+        split[kind.index()].push(q);
     }
     Ok(split)
 }
@@ -200,6 +216,37 @@ pub struct Metrics {
     pub refusal_precision: f32,
     /// Answerable questions wrongly refused.
     pub false_refusals: f32,
+    /// Out-of-scope questions of a known kind (held-out sets), `[near-misses, off-topic]`:
+    /// (refused, all).
+    pub refused_by_kind: [(usize, usize); 2],
+}
+
+impl Metrics {
+    /// Counts an out-of-scope question of a known kind, refused or not.
+    fn count_kind(&mut self, kind: OutOfScopeKind, refused: bool) {
+        let (r, all) = &mut self.refused_by_kind[kind.index()];
+        *all += 1;
+        *r += usize::from(refused);
+    }
+
+    /// "refused: near-miss 0.750 (9/12), off-topic ..." for the kinds counted; `None` when the
+    /// questions had no kinds (the labelled sets).
+    pub fn refused_by_kind_line(&self) -> Option<String> {
+        let parts: Vec<String> = OutOfScopeKind::ALL
+            .iter()
+            .filter_map(|&kind| {
+                let (refused, all) = self.refused_by_kind[kind.index()];
+                (all > 0).then(|| {
+                    format!(
+                        "{} {:.3} ({refused}/{all})",
+                        kind.label(),
+                        share(refused, all)
+                    )
+                })
+            })
+            .collect();
+        (!parts.is_empty()).then(|| format!("refused: {}", parts.join(", ")))
+    }
 }
 
 fn norm(h: &str) -> String {
@@ -337,6 +384,9 @@ pub fn evaluate(
         }
         if q.out_of_scope {
             oos += 1.0;
+            if let Some(kind) = q.kind {
+                m.count_kind(kind, r.refused);
+            }
             if r.refused {
                 refused_oos += 1.0;
             } else {
@@ -477,6 +527,9 @@ pub fn print_table(name: &str, rows: &[(&'static str, Metrics, Vec<String>)]) {
             m.refusal_precision,
             m.false_refusals
         );
+        if let Some(line) = m.refused_by_kind_line() {
+            println!("{:<18} {line}", "");
+        }
     }
 }
 
@@ -923,6 +976,7 @@ pub fn selection_metrics(
             heading: c.gold.first().and_then(|t| t.heading.clone()),
             also: c.gold.iter().skip(1).cloned().collect(),
             out_of_scope: false,
+            kind: None,
             keys: c.keys.clone(),
         };
         let first = a.quotes.first().and_then(|q| a.sources.get(q.source));
@@ -1076,5 +1130,24 @@ mod tests {
         assert!(missing.is_err());
         let answerable = read_kinds(r#"{"id":"a","question":"q","kind":"off-topic"}"#);
         assert!(format!("{:#}", answerable.unwrap_err()).contains("a is not marked out_of_scope"));
+    }
+
+    #[test]
+    fn refusals_are_reported_by_kind_only_when_the_questions_have_kinds() {
+        let mut m = Metrics::default();
+        assert_eq!(m.refused_by_kind_line(), None);
+        m.count_kind(OutOfScopeKind::OffTopic, true);
+        assert_eq!(
+            m.refused_by_kind_line().as_deref(),
+            Some("refused: off-topic 1.000 (1/1)")
+        );
+        for refused in [true, false, false, true] {
+            m.count_kind(OutOfScopeKind::NearMiss, refused);
+        }
+        m.count_kind(OutOfScopeKind::OffTopic, false);
+        assert_eq!(
+            m.refused_by_kind_line().as_deref(),
+            Some("refused: near-miss 0.500 (2/4), off-topic 0.500 (1/2)")
+        );
     }
 }
