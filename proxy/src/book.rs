@@ -16,6 +16,8 @@ use book_retrieval::manifest::{asset_url, Manifest};
 use book_retrieval::{ChunkTexts, Index};
 use url::Url;
 
+use crate::error_line::error_line;
+
 /// Deepest folder level searched for manifests under `--site`.
 const SITE_SEARCH_DEPTH: usize = 5;
 
@@ -208,7 +210,8 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> BookError {
     }
 }
 
-/// Downloads asset file `name` of the index folder at `base` (URL built by the widget's rule).
+/// Downloads asset file `name` of the index folder at `base` (URL built by the widget's rule). The
+/// reason names the cause reqwest keeps in its source ("Connection refused"), not the URL again.
 async fn fetch(client: &reqwest::Client, base: &Url, name: &str) -> Result<Vec<u8>, BookError> {
     let url = asset_url(base.as_str(), name);
     let fail = |reason: String| BookError::Fetch {
@@ -220,14 +223,14 @@ async fn fetch(client: &reqwest::Client, base: &Url, name: &str) -> Result<Vec<u
         .get(parsed)
         .send()
         .await
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| fail(error_line(&e.without_url())))?;
     if !resp.status().is_success() {
         return Err(fail(format!("status {}", resp.status())));
     }
     Ok(resp
         .bytes()
         .await
-        .map_err(|e| fail(e.to_string()))?
+        .map_err(|e| fail(error_line(&e.without_url())))?
         .to_vec())
 }
 

@@ -16,6 +16,7 @@ use rusqlite::{params, Connection};
 
 use crate::chat::client_body;
 use crate::error::ApiError;
+use crate::error_line::error_line;
 use crate::AppState;
 
 /// Longest stored answer excerpt, in characters (longer ones are cut, not refused).
@@ -340,7 +341,7 @@ pub async fn feedback(
         .map_err(|e| ApiError::bad_request(format!("invalid feedback body: {e}")))?;
     let row = store.to_row(req)?;
     let id = store.insert_async(row).await.map_err(|e| {
-        tracing::error!(error = %e, "storing feedback failed");
+        tracing::error!(error = %error_line(&e), "storing feedback failed");
         ApiError::internal("storing feedback failed")
     })?;
     Ok((

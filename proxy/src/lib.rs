@@ -14,6 +14,7 @@ pub mod cli;
 pub mod client_ip;
 pub mod config;
 pub mod error;
+pub mod error_line;
 pub mod feedback;
 pub mod guard;
 pub mod origin;
@@ -45,6 +46,7 @@ use tracing::Level;
 
 pub use config::Config;
 use error::ApiError;
+use error_line::error_line;
 use feedback::FeedbackStore;
 use ratelimit::ClientLimiter;
 use upstream::Upstream;
@@ -149,7 +151,7 @@ pub async fn reload_books(config: &Config, state: &AppState) {
     let client = match index_client() {
         Ok(c) => c,
         Err(e) => {
-            tracing::warn!(error = %e, "book reload: no HTTP client");
+            tracing::warn!(error = %error_line(&e), "book reload: no HTTP client");
             return;
         }
     };
@@ -159,7 +161,10 @@ pub async fn reload_books(config: &Config, state: &AppState) {
             state.guard.replace(books);
             tracing::info!(content_ids = ?ids, "book index reloaded");
         }
-        Err(e) => tracing::warn!(error = %e, "book reload failed; keeping the loaded index"),
+        Err(e) => tracing::warn!(
+            error = %error_line(&e),
+            "book reload failed; keeping the loaded index"
+        ),
     }
 }
 

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use proxy::cli::{Cli, Command};
+use proxy::error_line::error_line;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -25,7 +26,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("proxy: {e}");
+                eprintln!("proxy: {}", error_line(&e));
                 ExitCode::FAILURE
             }
         },
@@ -41,29 +42,12 @@ fn main() -> ExitCode {
             match serve(listen, config) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("proxy: {}", causes_once(&e));
+                    eprintln!("proxy: {}", error_line(e.as_ref()));
                     ExitCode::FAILURE
                 }
             }
         }
     }
-}
-
-/// `{:#}` without a cause the message before it already ends with: the errors of the libraries
-/// (rusqlite, the feedback store) name their cause in their own message too, so a missing `--db`
-/// folder read "unable to open database file: PATH" twice.
-fn causes_once(e: &anyhow::Error) -> String {
-    e.chain()
-        .map(ToString::to_string)
-        .fold(String::new(), |line, cause| {
-            if line.is_empty() {
-                cause
-            } else if line.ends_with(&cause) {
-                line
-            } else {
-                format!("{line}: {cause}")
-            }
-        })
 }
 
 fn serve(listen: std::net::SocketAddr, config: proxy::Config) -> anyhow::Result<()> {
@@ -115,26 +99,4 @@ fn start_line(addr: std::net::SocketAddr, config: &proxy::Config) -> String {
         .map(|d| format!("; feedback db {}", proxy::feedback::display_db(d)))
         .unwrap_or_default();
     format!("proxy listening on http://{addr} — {upstream}{site}{db}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::causes_once;
-
-    #[test]
-    fn a_cause_already_in_the_message_is_not_repeated() {
-        #[derive(Debug, thiserror::Error)]
-        #[error("feedback database: {0}")]
-        struct Store(#[source] std::io::Error);
-        let io = || std::io::Error::other("unable to open database file: x.db");
-        assert_eq!(
-            causes_once(&anyhow::Error::new(Store(io()))),
-            "feedback database: unable to open database file: x.db"
-        );
-        let e = anyhow::Error::new(io()).context("cannot listen");
-        assert_eq!(
-            causes_once(&e),
-            "cannot listen: unable to open database file: x.db"
-        );
-    }
 }

@@ -1,6 +1,7 @@
 //! Feedback in PostgreSQL (`--db postgres://...`): the same rows and report as the SQLite store,
 //! for several proxy instances behind one load balancer. The table is created on start.
 
+use crate::error_line::error_line;
 use crate::feedback::{question_key, Row};
 use crate::report::{Collected, DayCount, QuestionRow, ReportData, Totals, DAYS};
 
@@ -61,7 +62,7 @@ impl PgStore {
         let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
         let conn_task = tokio::spawn(async move {
             if let Err(e) = connection.await {
-                tracing::error!(error = %e, "feedback database connection failed");
+                tracing::error!(error = %error_line(&e), "feedback database connection failed");
             }
         });
         Ok(Self { client, conn_task })

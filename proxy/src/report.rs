@@ -451,7 +451,7 @@ pub mod http {
         };
         let limit = q.limit.unwrap_or(20).clamp(1, 1000);
         let data = store.report_async(limit).await.map_err(|e| {
-            tracing::error!(error = %e, "building the report failed");
+            tracing::error!(error = %crate::error_line::error_line(&e), "building the report failed");
             ApiError::internal("building the report failed")
         })?;
         let mut resp = if q.format.as_deref() == Some("json") {
@@ -483,10 +483,10 @@ pub enum ReportError {
     Store(#[from] StoreError),
     /// PostgreSQL failed (connecting or reading).
     #[error("feedback database: {0}")]
-    Postgres(tokio_postgres::Error),
+    Postgres(#[source] tokio_postgres::Error),
     /// The PostgreSQL client's runtime could not start.
     #[error("cannot start the PostgreSQL client: {0}")]
-    Runtime(std::io::Error),
+    Runtime(#[source] std::io::Error),
 }
 
 /// `part / total` as a fraction, 0 when there is nothing yet (the refusal rate of both stores).

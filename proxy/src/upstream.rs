@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Timeouts, UpstreamConfig};
 use crate::error::{sse_error_event, ApiError};
+use crate::error_line::error_line;
 use crate::scrub::scrub;
 use crate::sse::{Problem, SseFramer};
 
@@ -143,7 +144,7 @@ impl Upstream {
                     break;
                 }
                 Ok(Some(Err(e))) => {
-                    tracing::warn!(error = %e.without_url(), "upstream stream failed before first event");
+                    tracing::warn!(error = %error_line(&e.without_url()), "upstream stream failed before first event");
                     return Err(ApiError::upstream(
                         "upstream_stream",
                         "the connection to the model broke before it answered",
@@ -204,7 +205,7 @@ impl Upstream {
     fn send_error(&self, e: reqwest::Error) -> ApiError {
         // `without_url`: the URL is not secret, but logs stay free of anything request-shaped.
         let e = e.without_url();
-        tracing::warn!(error = %e, "upstream request failed");
+        tracing::warn!(error = %error_line(&e), "upstream request failed");
         if e.is_timeout() {
             ApiError::upstream_timeout("connecting to the model timed out")
         } else if e.is_connect() {
@@ -266,7 +267,7 @@ impl Upstream {
                 ))
             }
             Ok(Err(ReadError::Http(e))) => {
-                tracing::warn!(error = %e.without_url(), "reading upstream body failed");
+                tracing::warn!(error = %error_line(&e.without_url()), "reading upstream body failed");
                 return Err(ApiError::upstream(
                     "upstream_stream",
                     "the connection to the model broke mid-answer",
@@ -416,7 +417,7 @@ impl Relay {
                 }
                 Ok(Some(Err(e))) => {
                     self.finished = true;
-                    tracing::warn!(error = %e.without_url(), "upstream stream broke");
+                    tracing::warn!(error = %error_line(&e.without_url()), "upstream stream broke");
                     return Some(sse_error_event(
                         "upstream_stream",
                         "the connection to the model broke mid-answer",

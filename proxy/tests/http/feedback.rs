@@ -153,3 +153,20 @@ async fn feedback_without_db_is_503_and_report_on_missing_db_fails() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("no feedback database"), "{err}");
 }
+
+/// `proxy report` on a PostgreSQL server it cannot reach says why, not only "error connecting to
+/// server" (tokio_postgres keeps the reason in its source error).
+#[test]
+fn report_on_an_unreachable_postgres_says_why() {
+    let out = Command::new(env!("CARGO_BIN_EXE_proxy"))
+        .args(["report", "--db", "postgres://nobody@127.0.0.1:1/feedback"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("feedback database: error connecting to server: Connection refused"),
+        "{err}"
+    );
+}

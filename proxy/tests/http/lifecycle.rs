@@ -169,6 +169,28 @@ fn bad_values_stop_startup_with_one_line() {
             &[],
             "feedback database",
         ),
+        // The reason a connection failed, which tokio_postgres and reqwest keep in their source
+        // error and print only there, is on the line.
+        (
+            &[
+                "--db",
+                "postgres://nobody@127.0.0.1:1/feedback",
+                "--listen",
+                "127.0.0.1:0",
+            ],
+            &[],
+            "error connecting to server: Connection refused",
+        ),
+        (
+            &[
+                "--index-url",
+                "http://127.0.0.1:1/book/",
+                "--listen",
+                "127.0.0.1:0",
+            ],
+            &[],
+            "Connection refused",
+        ),
     ];
     for (args, envs, needle) in cases {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_proxy"));
