@@ -144,13 +144,7 @@ async fn feedback_without_db_is_503_and_report_on_missing_db_fails() {
     )
     .await;
     proxy.stop().await;
-    let out = Command::new(env!("CARGO_BIN_EXE_proxy"))
-        .args(["report", "--db", "/nonexistent/feedback.db"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{err}");
+    let err = report_failure("/nonexistent/feedback.db");
     assert!(err.contains("no feedback database"), "{err}");
 }
 
@@ -158,15 +152,21 @@ async fn feedback_without_db_is_503_and_report_on_missing_db_fails() {
 /// server" (tokio_postgres keeps the reason in its source error).
 #[test]
 fn report_on_an_unreachable_postgres_says_why() {
+    let err = report_failure("postgres://nobody@127.0.0.1:1/feedback");
+    assert!(
+        err.contains("feedback database: error connecting to server: Connection refused"),
+        "{err}"
+    );
+}
+
+/// Runs `proxy report --db DB`, expects it to fail with one line on stderr, and returns it.
+fn report_failure(db: &str) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_proxy"))
-        .args(["report", "--db", "postgres://nobody@127.0.0.1:1/feedback"])
+        .args(["report", "--db", db])
         .output()
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("feedback database: error connecting to server: Connection refused"),
-        "{err}"
-    );
+    err
 }
