@@ -258,9 +258,7 @@ fn answers_meet_the_bar_on_every_book_leave_one_book_out() {
                 let selections = selections
                     .each_ref()
                     .map(|set| eval::selection_metrics(book, &texts, set, encoder));
-                let heldout_out_of_scope = heldout
-                    .each_ref()
-                    .map(|qs| (refused(book, qs, hybrid), qs.len()));
+                let heldout_out_of_scope = run(book, heldout, hybrid).refused_by_kind;
                 Row {
                     name,
                     phase,
@@ -589,19 +587,15 @@ const HELDOUT_OUT_OF_SCOPE: &str = "eval/out-of-scope-heldout/";
 /// at 40 a book (0.675, the first textbook before the encoder) less three questions' worth.
 const HELDOUT_OUT_OF_SCOPE_FLOOR: f32 = 0.6;
 
-/// A book's held-out out-of-scope questions: `[near-misses, off-topic]`.
-fn read_heldout_out_of_scope(name: &str) -> [Vec<Labelled>; 2] {
+/// A book's held-out out-of-scope questions, near-misses first, each with its kind (checked on
+/// reading; `eval::evaluate` counts refusals per kind).
+fn read_heldout_out_of_scope(name: &str) -> Vec<Labelled> {
     let path = repo()
         .join(HELDOUT_OUT_OF_SCOPE)
         .join(format!("{name}.jsonl"));
-    eval::read_out_of_scope_by_kind(&path).unwrap_or_else(|e| panic!("{e:#}"))
-}
-
-/// How many of `qs` the search refuses.
-fn refused(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> usize {
-    qs.iter()
-        .filter(|q| search(book, &q.question, hybrid).refused)
-        .count()
+    eval::read_out_of_scope_by_kind(&path)
+        .unwrap_or_else(|e| panic!("{e:#}"))
+        .concat()
 }
 
 fn run(book: &BuiltBook, qs: &[Labelled], hybrid: bool) -> Metrics {

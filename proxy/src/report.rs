@@ -406,6 +406,7 @@ pub mod http {
     use subtle::ConstantTimeEq;
 
     use crate::error::ApiError;
+    use crate::error_line::error_line;
     use crate::AppState;
 
     /// `?format=json` for JSON; HTML otherwise.
@@ -451,7 +452,7 @@ pub mod http {
         };
         let limit = q.limit.unwrap_or(20).clamp(1, 1000);
         let data = store.report_async(limit).await.map_err(|e| {
-            tracing::error!(error = %crate::error_line::error_line(&e), "building the report failed");
+            tracing::error!(error = %error_line(&e), "building the report failed");
             ApiError::internal("building the report failed")
         })?;
         let mut resp = if q.format.as_deref() == Some("json") {
