@@ -79,23 +79,21 @@ impl OutOfScopeKind {
     }
 }
 
-/// Reads a file of held-out out-of-scope questions, split by kind: `[near-misses, off-topic]`.
-/// A line without a `kind`, or one not marked out of scope, is an error.
-pub fn read_out_of_scope_by_kind(path: &Path) -> Result<[Vec<Labelled>; 2]> {
-    let mut split = [Vec::new(), Vec::new()];
-    for q in read_json_lines::<Labelled>(path, "held-out out-of-scope question")? {
+/// Reads a file of held-out out-of-scope questions, in file order, each with its kind
+/// ([`evaluate`] counts refusals per kind). A line without a `kind`, or one not marked out of
+/// scope, is an error.
+pub fn read_out_of_scope_with_kinds(path: &Path) -> Result<Vec<Labelled>> {
+    let questions = read_json_lines::<Labelled>(path, "held-out out-of-scope question")?;
+    for q in &questions {
         anyhow::ensure!(
             q.out_of_scope,
             "{}: {} is not marked out_of_scope",
             path.display(),
             q.id
         );
-        let kind = q
-            .kind
-            .with_context(|| format!("{}: {} has no kind", path.display(), q.id))?;
-        split[kind.index()].push(q);
+        anyhow::ensure!(q.kind.is_some(), "{}: {} has no kind", path.display(), q.id);
     }
-    Ok(split)
+    Ok(questions)
 }
 
 /// The answer keys of one labelled question (`eval/answer-keys/<book>.jsonl`): verbatim phrases of
@@ -483,26 +481,26 @@ pub fn run_all(
     out
 }
 
-/// Per-question refusal signals of the shipped hybrid search (best cosine, best coverage), for tuning thresholds.
-pub fn refusal_signals(
-    book: &BuiltBook,
-    questions: &[Labelled],
-    k: usize,
-) -> Vec<(String, bool, f32, f32)> {
+/// Per-question refusal signals, as JSON objects: what the search's refusal and the build's
+/// calibration read ([`crate::calibrate::signals`]: the book's best cosine to the question, the
+/// best share of its terms, its unseen terms). One definition with the fit, so a figure read from
+/// them is the one the thresholds apply to (the best cosine of the top 5 hits was written before,
+/// and can be far lower than the book's best: 0.12 against 0.27 for an off-topic question).
+pub fn refusal_signals(book: &BuiltBook, questions: &[Labelled]) -> Vec<serde_json::Value> {
     questions
         .iter()
         .map(|q| {
-            let v = book.encoder.encode(&q.question);
-            let mut req = SearchRequest::new(&q.question, Some(&v));
-            req.k = k;
-            let r = book.index.search(&req);
-            let dense = r
-                .hits
-                .iter()
-                .filter_map(|h| h.dense)
-                .fold(f32::MIN, f32::max);
-            let cov = r.hits.iter().map(|h| h.coverage).fold(0f32, f32::max);
-            (q.id.clone(), q.out_of_scope, dense, cov)
+            let s = crate::calibrate::signals(&book.index, &book.encoder, &q.question);
+            serde_json::json!({
+                "id": q.id,
+                "oos": q.out_of_scope,
+                "dense": s.cosine,
+                "coverage": s.coverage,
+                "query_terms": s.query_terms,
+                "unseen": s.unseen,
+                "unseen_typos": s.unseen_typos,
+                "unseen_common": s.unseen_common,
+            })
         })
         .collect()
 }
@@ -1100,16 +1098,16 @@ pub fn print_answer_table(name: &str, rows: &[(&str, AnswerMetrics)]) {
 mod tests {
     use super::*;
 
-    fn read_kinds(lines: &str) -> Result<[Vec<Labelled>; 2]> {
+    fn read_kinds(lines: &str) -> Result<Vec<Labelled>> {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("book.jsonl");
         std::fs::write(&path, lines)?;
-        read_out_of_scope_by_kind(&path)
+        read_out_of_scope_with_kinds(&path)
     }
 
     #[test]
-    fn held_out_out_of_scope_questions_split_by_kind() {
-        let [near, off] = read_kinds(concat!(
+    fn held_out_out_of_scope_questions_keep_their_kinds() {
+        let read = read_kinds(concat!(
             r#"{"id":"a","question":"q a","out_of_scope":true,"kind":"near-miss"}"#,
             "\n\n",
             r#"{"id":"b","question":"q b","out_of_scope":true,"kind":"off-topic"}"#,
@@ -1117,9 +1115,15 @@ mod tests {
             r#"{"id":"c","question":"q c","out_of_scope":true,"kind":"near-miss"}"#,
         ))
         .unwrap();
-        let ids = |v: &[Labelled]| v.iter().map(|q| q.id.clone()).collect::<Vec<_>>();
-        assert_eq!(ids(&near), ["a", "c"]);
-        assert_eq!(ids(&off), ["b"]);
+        let kinds: Vec<_> = read.iter().map(|q| (q.id.as_str(), q.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("a", Some(OutOfScopeKind::NearMiss)),
+                ("b", Some(OutOfScopeKind::OffTopic)),
+                ("c", Some(OutOfScopeKind::NearMiss))
+            ]
+        );
     }
 
     #[test]
@@ -1127,7 +1131,7 @@ mod tests {
         let unknown = read_kinds(r#"{"id":"a","question":"q","out_of_scope":true,"kind":"near"}"#);
         assert!(format!("{:#}", unknown.unwrap_err()).contains(":1: not a held-out"));
         let missing = read_kinds(r#"{"id":"a","question":"q","out_of_scope":true}"#);
-        assert!(missing.is_err());
+        assert!(format!("{:#}", missing.unwrap_err()).contains("a has no kind"));
         let answerable = read_kinds(r#"{"id":"a","question":"q","kind":"off-topic"}"#);
         assert!(format!("{:#}", answerable.unwrap_err()).contains("a is not marked out_of_scope"));
     }

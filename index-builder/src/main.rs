@@ -102,7 +102,8 @@ enum Command {
         /// Print every miss and every wrong refusal.
         #[arg(long)]
         misses: bool,
-        /// Write per-question refusal signals (id, out_of_scope, best cosine, best coverage) as JSON lines.
+        /// Write per-question refusal signals as JSON lines: id, oos, dense (the book's best cosine),
+        /// coverage (best share of the question's terms), query_terms, unseen, unseen_typos, unseen_common.
         #[arg(long)]
         signals: Option<PathBuf>,
         /// Also measure follow-ups in labelled two-turn conversations: JSON lines of
@@ -587,12 +588,9 @@ fn run(cli: Cli) -> Result<()> {
                 ],
             );
             if let Some(path) = signals {
-                let lines: Vec<String> = eval::refusal_signals(&built, &qs, k)
-                    .into_iter()
-                    .map(|(id, oos, d, c)| {
-                        serde_json::json!({"id": id, "oos": oos, "dense": d, "coverage": c})
-                            .to_string()
-                    })
+                let lines: Vec<String> = eval::refusal_signals(&built, &qs)
+                    .iter()
+                    .map(|v| v.to_string())
                     .collect();
                 std::fs::write(&path, lines.join("\n"))
                     .with_context(|| format!("cannot write {}", path.display()))?;
