@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use book_retrieval::bm25::Bm25Params;
 use book_retrieval::encoder::PrunedWords;
+use book_retrieval::error::error_line;
 use book_retrieval::SearchSettings;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -368,27 +369,10 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", error_chain(&e));
+            eprintln!("error: {}", error_line(e.as_ref()));
             ExitCode::FAILURE
         }
     }
-}
-
-/// The error and its causes on one line, as anyhow's `{:#}` writes them, but without a cause the
-/// message before it already ends with: the library errors name their cause in their own message
-/// too (`thiserror`'s `"{path}: {source}"`), which `{:#}` would print twice ("…: No such file or
-/// directory (os error 2): No such file or directory (os error 2)").
-fn error_chain(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain().map(ToString::to_string) {
-        if line.is_empty() {
-            line = cause;
-        } else if !line.ends_with(&cause) {
-            line.push_str(": ");
-            line.push_str(&cause);
-        }
-    }
-    line
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -666,7 +650,8 @@ fn parse_docusaurus_version(v: &str) -> Result<(u32, u32), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{error_chain, parse_docusaurus_version};
+    use super::parse_docusaurus_version;
+    use book_retrieval::error::error_line;
 
     #[test]
     fn docusaurus_versions_parse_to_major_and_minor() {
@@ -687,11 +672,14 @@ mod tests {
         }
         let e = anyhow::Error::new(Named { source: io() }).context("cannot read the docs at docs");
         assert_eq!(
-            error_chain(&e),
+            error_line(e.as_ref()),
             "cannot read the docs at docs: docs/a.md: no such file"
         );
         // A cause the message does not name is kept, as `{:#}` keeps it.
         let e = anyhow::Error::new(io()).context("cannot open the index");
-        assert_eq!(error_chain(&e), "cannot open the index: no such file");
+        assert_eq!(
+            error_line(e.as_ref()),
+            "cannot open the index: no such file"
+        );
     }
 }

@@ -16,7 +16,7 @@ use book_retrieval::manifest::{asset_url, Manifest};
 use book_retrieval::{ChunkTexts, Index};
 use url::Url;
 
-use crate::error_line::error_line;
+use book_retrieval::error::error_line;
 
 /// Deepest folder level searched for manifests under `--site`.
 const SITE_SEARCH_DEPTH: usize = 5;

@@ -16,8 +16,8 @@ use rusqlite::{params, Connection};
 
 use crate::chat::client_body;
 use crate::error::ApiError;
-use crate::error_line::error_line;
 use crate::AppState;
+use book_retrieval::error::error_line;
 
 /// Longest stored answer excerpt, in characters (longer ones are cut, not refused).
 pub const MAX_EXCERPT_CHARS: usize = 2_000;

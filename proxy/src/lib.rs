@@ -14,7 +14,6 @@ pub mod cli;
 pub mod client_ip;
 pub mod config;
 pub mod error;
-pub mod error_line;
 pub mod feedback;
 pub mod guard;
 pub mod origin;
@@ -44,9 +43,9 @@ use tokio_util::sync::CancellationToken;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
+use book_retrieval::error::error_line;
 pub use config::Config;
 use error::ApiError;
-use error_line::error_line;
 use feedback::FeedbackStore;
 use ratelimit::ClientLimiter;
 use upstream::Upstream;

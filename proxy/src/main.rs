@@ -3,9 +3,9 @@
 
 use std::process::ExitCode;
 
+use book_retrieval::error::error_line;
 use clap::Parser;
 use proxy::cli::{Cli, Command};
-use proxy::error_line::error_line;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

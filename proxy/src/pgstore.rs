@@ -1,9 +1,9 @@
 //! Feedback in PostgreSQL (`--db postgres://...`): the same rows and report as the SQLite store,
 //! for several proxy instances behind one load balancer. The table is created on start.
 
-use crate::error_line::error_line;
 use crate::feedback::{question_key, Row};
 use crate::report::{Collected, DayCount, QuestionRow, ReportData, Totals, DAYS};
+use book_retrieval::error::error_line;
 
 /// Run as one implicit transaction (a simple query of several statements). Proxies starting
 /// together on a new database would race in `CREATE TABLE IF NOT EXISTS` (the loser fails on

@@ -406,8 +406,8 @@ pub mod http {
     use subtle::ConstantTimeEq;
 
     use crate::error::ApiError;
-    use crate::error_line::error_line;
     use crate::AppState;
+    use book_retrieval::error::error_line;
 
     /// `?format=json` for JSON; HTML otherwise.
     #[derive(Debug, Deserialize)]

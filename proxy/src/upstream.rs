@@ -15,9 +15,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Timeouts, UpstreamConfig};
 use crate::error::{sse_error_event, ApiError};
-use crate::error_line::error_line;
 use crate::scrub::scrub;
 use crate::sse::{Problem, SseFramer};
+use book_retrieval::error::error_line;
 
 /// Largest non-streamed upstream body (or error body) read into memory.
 const MAX_UPSTREAM_BODY: usize = 4 << 20;
