@@ -155,7 +155,13 @@ pub fn build(opts: &BuildOptions) -> Result<BuiltBook> {
         pages,
         settings: opts.settings,
         book_title: opts.title.clone(),
-        common_words: crate::common_words::for_book(&bm25),
+        common_words: crate::common_words::for_book(
+            &bm25,
+            Some(&f32_encoder),
+            chunks
+                .iter()
+                .flat_map(|c| [c.search_text.as_str(), &c.heading, &c.titles]),
+        ),
         // Marked by the calibration (`calibrate::apply`), which sets the refusal thresholds.
         unaskable: Vec::new(),
         follow_ups: crate::follow_ups::phrase(&chunks),

@@ -142,6 +142,11 @@ impl Bm25 {
         self.doc_len.is_empty()
     }
 
+    /// The analyzed term with id `id` (as [`Bm25::nearest_term`] returns it).
+    pub fn term(&self, id: u32) -> Option<&str> {
+        self.terms.get(id as usize).map(String::as_str)
+    }
+
     /// Whether the book uses the analyzed term `term`.
     pub fn has_term(&self, term: &str) -> bool {
         self.lookup.contains_key(term)
@@ -163,8 +168,9 @@ impl Bm25 {
     /// [`Bm25::score`], with typo tolerance: a query term the book never uses, of at least
     /// [`MIN_FUZZY_CHARS`] letters, is matched to the book's most frequent term at edit distance 1
     /// (one letter inserted, deleted, replaced, or two neighbours swapped), whose score counts
-    /// `fuzzy_weight` times. Readers' typos ("memroy", "paramters") otherwise match nothing. The
-    /// coverage and the unseen-term count are those of the query as typed, so refusal is unchanged.
+    /// `fuzzy_weight` times. Readers' typos ("memroy", "paramters") otherwise match nothing. A word
+    /// of `common` is not matched so ("flight" is not a typo of "light"). The coverage and the
+    /// unseen-term count are those of the query as typed, so refusal is unchanged.
     pub fn score_fuzzy(&self, query: &str, fuzzy_weight: f32, common: &CommonWords) -> Bm25Scores {
         let mut terms = analyze(query);
         terms.sort_unstable();
@@ -187,14 +193,18 @@ impl Bm25 {
                 }
                 total_idf += unseen_idf;
                 unseen_terms += 1;
+                let everyday = common.contains(t) && !named.contains(t);
                 match self.nearest_term(t) {
                     Some(ti) => {
                         unseen_typos += 1;
-                        if fuzzy_weight > 0.0 {
+                        // An everyday word is what the reader meant ("flight", not a typo of
+                        // "light"): it ranks nothing. The index's common words leave out the
+                        // spellings of the book's own words ("colour"), which are corrected.
+                        if fuzzy_weight > 0.0 && !everyday {
                             self.add_postings(ti, fuzzy_weight, &mut scores);
                         }
                     }
-                    None if common.contains(t) && !named.contains(t) => unseen_common += 1,
+                    None if everyday => unseen_common += 1,
                     None => {}
                 }
                 continue;
@@ -243,7 +253,7 @@ impl Bm25 {
 
     /// The book's most frequent term at edit distance 1 from `term` (a word it never uses), if
     /// `term` is long enough for one changed letter to be a typo rather than another word.
-    fn nearest_term(&self, term: &str) -> Option<u32> {
+    pub fn nearest_term(&self, term: &str) -> Option<u32> {
         // ASCII only, so the length in bytes is the length in letters.
         if !term.is_ascii()
             || term.len() < MIN_FUZZY_CHARS
@@ -473,6 +483,25 @@ mod tests {
             idx.score_fuzzy("nodx", 1.0, &none()).scores,
             idx.score("nodx", &none()).scores
         );
+    }
+
+    #[test]
+    fn an_everyday_word_one_letter_from_a_book_term_ranks_nothing_of_it() {
+        let idx = Bm25::build(&docs(), Bm25Params::default());
+        // "tropic" is one letter from "topic": a typo when the index does not know the word ...
+        let unknown = idx.score_fuzzy("gazebo tropic", 0.5, &none());
+        assert_eq!((unknown.unseen_typos, unknown.unseen_common), (1, 0));
+        assert!(unknown.scores[2] > 0.0);
+        // ... and the word meant when it is one of the common words the book lacks: it ranks
+        // nothing about topics (the refusal still counts it as a likely typo).
+        let common = CommonWords::new(analyze("tropic"));
+        let word = idx.score_fuzzy("gazebo tropic", 0.5, &common);
+        assert_eq!((word.unseen_typos, word.unseen_common), (1, 0));
+        assert_eq!(word.scores[2], 0.0);
+        assert_eq!(word.coverage, unknown.coverage);
+        // A name is never an everyday word, so a capitalized one is still corrected.
+        let named = idx.score_fuzzy("Gazebo Tropic", 0.5, &common);
+        assert!(named.scores[2] > 0.0);
     }
 
     #[test]
