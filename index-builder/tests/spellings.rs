@@ -1,6 +1,6 @@
 //! An everyday word one letter from a book's term is a spelling of it ("colour" for "color")
 //! only when the encoder puts the two words together; otherwise ("flight" and "light") it stays
-//! one of the index's common words, which the search counts as the word the reader meant.
+//! one of the index's common words, which the search never corrects to a book's word.
 
 use book_retrieval::analyzer::analyze;
 use book_retrieval::bm25::{Bm25, Bm25Doc, Bm25Params};
