@@ -13,19 +13,18 @@
 /// nothing a reader meant. `m` and `d` ("I'm", "I'd") stay terms: "-m" and "-d" are command flags.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "aren", "as", "at",
-    "be", "been", "before", "being", "between", "both", "but", "by", "can", "cant", "could",
-    "couldn", "did", "didn", "do", "does", "doesn", "doesnt", "doing", "don", "dont", "each", "eg",
-    "explain", "for", "from", "further", "get", "had", "hadn", "has", "hasn", "have", "haven",
-    "having", "he", "her", "here", "him", "his", "how", "i", "ie", "if", "im", "in", "into", "is",
-    "isn", "isnt", "it", "its", "ive", "just", "know", "ll", "make", "makes", "me", "more", "most",
-    "mustn", "my", "need", "needn", "no", "nor", "not", "of", "off", "on", "once", "one", "only",
-    "or", "other", "our", "out", "over", "own", "please", "re", "s", "same", "she", "should",
-    "shouldn", "so", "some", "such", "t", "tell", "than", "that", "the", "their", "them", "then",
-    "there", "these", "they", "thing", "things", "this", "those", "through", "to", "too", "under",
-    "until", "up", "us", "use", "used", "using", "ve", "very", "wanna", "want", "was", "wasn",
-    "way", "we", "were", "weren", "what", "whats", "when", "where", "which", "while", "who",
-    "whom", "why", "will", "with", "won", "work", "works", "would", "wouldn", "you", "your",
-    "yours",
+    "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "couldn",
+    "did", "didn", "do", "does", "doesn", "doing", "don", "each", "eg", "explain", "for", "from",
+    "further", "get", "had", "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here",
+    "him", "his", "how", "i", "ie", "if", "im", "in", "into", "is", "isn", "it", "its", "ive",
+    "just", "know", "ll", "make", "makes", "me", "more", "most", "mustn", "my", "need", "needn",
+    "no", "nor", "not", "of", "off", "on", "once", "one", "only", "or", "other", "our", "out",
+    "over", "own", "please", "re", "s", "same", "she", "should", "shouldn", "so", "some", "such",
+    "t", "tell", "than", "that", "the", "their", "them", "then", "there", "these", "they", "thing",
+    "things", "this", "those", "through", "to", "too", "under", "until", "up", "us", "use", "used",
+    "using", "ve", "very", "wanna", "want", "was", "wasn", "way", "we", "were", "weren", "what",
+    "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "won",
+    "work", "works", "would", "wouldn", "you", "your", "yours",
 ];
 
 /// Splits text into lowercase, stemmed terms, dropping stop words. `useDocusaurusContext` yields the
@@ -232,7 +231,14 @@ fn push_unspaced(terms: &mut Vec<String>, run: &str) {
 /// Whether `word` (lowercase) is one of the stop words BM25 ignores; the answer core uses the same
 /// list to find a question's topic words.
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
+    let listed = |w: &str| STOP_WORDS.binary_search(&w).is_ok();
+    // A contraction typed without its apostrophe ("didnt", "arent", "wont") is its listed "n"
+    // piece and a "t"; otherwise a word the book never writes, it cost the question the unseen-word
+    // penalty. Three letters at least before the "t": "ant" and "int" are words.
+    listed(word)
+        || word
+            .strip_suffix('t')
+            .is_some_and(|w| w.len() > 2 && w.ends_with('n') && listed(w))
 }
 
 /// Whether `question` is a bare topic, typed as into a search box ("tf2", "dark mode", "defaults
@@ -395,6 +401,19 @@ mod tests {
         );
         // A command's flag is a term: `python -m`.
         assert_eq!(analyze("python -m pkg"), ["python", "m", "pkg"]);
+    }
+
+    #[test]
+    fn contractions_typed_without_their_apostrophe_are_stop_words() {
+        for word in [
+            "dont", "didnt", "arent", "wont", "cant", "isnt", "doesnt", "shouldnt",
+        ] {
+            assert!(is_stop_word(word), "{word}");
+        }
+        for word in ["ant", "int", "paint", "went", "want_not", "print"] {
+            assert!(!is_stop_word(word), "{word}");
+        }
+        assert!(analyze("why didnt it work, arent they?").is_empty());
     }
 
     #[test]
