@@ -431,6 +431,22 @@ const READER_GENERIC: &[&str] = &[
     "something missing?",
     "license & contributing",
     "community & support",
+    // Parts of an API reference entry (a function's "Returns", a class's "Remarks"): asked of the
+    // name they belong to ([`name_part_follow_up`]), or not at all ("What are Returns?").
+    "returns",
+    "return value",
+    "return values",
+    "return type",
+    "signature",
+    "call signature",
+    "type signature",
+    "type parameters",
+    "type declaration",
+    "see",
+    "see also",
+    "remarks",
+    "throws",
+    "enumeration members",
 ];
 
 /// Last words that name who a section is for ("Plugin users", "For developers"): the section is
@@ -1283,10 +1299,7 @@ pub fn section_follow_up(
     noun_compound: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
     // A quiz or exercises page tests the reader: its sections answer nothing a reader asks.
-    let assessment = chapter
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| ASSESSMENT_WORDS.contains(&w.to_lowercase().as_str()));
-    if assessment {
+    if assessment(chapter) {
         return None;
     }
     let Some(section) = section else {
@@ -1302,6 +1315,86 @@ pub fn section_follow_up(
         of_the_chapter(&aspect, chapter)
     } else {
         phrase(section, Asked::OfSection, noun_compound)
+    }
+}
+
+/// Whether a page's title makes it an assessment (a quiz, exercises).
+fn assessment(chapter: &str) -> bool {
+    chapter
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| ASSESSMENT_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
+/// Labels an API reference page puts before the name it documents ("Function: useColorMode()",
+/// "Class: Router", as TypeDoc's Markdown output titles its pages).
+const REFERENCE_LABELS: &[&str] = &[
+    "function",
+    "class",
+    "interface",
+    "type alias",
+    "variable",
+    "enumeration",
+    "namespace",
+    "hook",
+    "component",
+    "method",
+    "property",
+];
+
+/// The name an API reference heading documents (`interpolate`, `useColorMode()`, `<Link/>`,
+/// `SearchPathPlugin`, `docusaurus.config.js`), without a [`REFERENCE_LABELS`] label; `None` for
+/// a heading in words ("Best Practices", "Installation"): a name is one token that reads as code
+/// (lowercase, a capital inside it, or brackets, dots, slashes, underscores).
+fn reference_name(heading: &str) -> Option<String> {
+    let h = heading.trim();
+    let h = h
+        .split_once(':')
+        .filter(|(label, _)| REFERENCE_LABELS.contains(&label.trim().to_lowercase().as_str()))
+        .map_or(h, |(_, name)| name.trim());
+    let h = h.trim_matches('`');
+    // "<ErrorBoundary />": one component, however it is spaced.
+    let name = if h.starts_with('<') && h.ends_with('>') {
+        h.replace(' ', "")
+    } else {
+        h.to_string()
+    };
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let inner_capital = name
+        .chars()
+        .zip(name.chars().skip(1))
+        .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+    let code_marks = name.contains(['(', '<', '.', '/', '_']);
+    let lowercase = first.is_lowercase() && chars.all(|c| c.is_lowercase() || c == '-');
+    let one_token = name.chars().count() >= 2 && !name.contains(char::is_whitespace);
+    (one_token
+        && name.chars().any(char::is_alphabetic)
+        && (lowercase || inner_capital || code_marks))
+        .then_some(name)
+}
+
+/// The follow-up of a part of an API reference entry, asked of the name it documents: "Returns"
+/// under `useColorMode()` is "What does useColorMode() return?", "Props" under `<Link/>` "What
+/// are the props of <Link/>?", "Signature" under `interpolate` "What is the signature of
+/// interpolate?". `None` when the section is not such a part, or the heading above it is not a
+/// name ([`reference_name`]), or the page is an assessment.
+pub fn name_part_follow_up(chapter: &str, parent: &str, section: &str) -> Option<String> {
+    if assessment(chapter) {
+        return None;
+    }
+    let part = clean_heading(&reader_heading(section), true).to_lowercase();
+    let name = reference_name(parent)?;
+    match part.as_str() {
+        "returns" | "return value" | "return values" | "return type" => {
+            Some(format!("What does {name} return?"))
+        }
+        "signature" | "call signature" | "type signature" => {
+            Some(format!("What is the signature of {name}?"))
+        }
+        "parameters" | "type parameters" | "arguments" | "props" | "properties" | "methods"
+        | "options" | "fields" | "events" => Some(format!("What are the {part} of {name}?")),
+        "usage" | "example" | "examples" | "example usage" => Some(format!("How do I use {name}?")),
+        _ => None,
     }
 }
 
@@ -2831,6 +2924,53 @@ fn counted_phrase(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_part_of_an_api_entry_is_asked_of_its_name() {
+        let ask = |parent: &str, section: &str| name_part_follow_up("API", parent, section);
+        assert_eq!(
+            ask("useColorMode()", "Returns").as_deref(),
+            Some("What does useColorMode() return?")
+        );
+        assert_eq!(
+            ask("Function: useColorMode()", "Returns").as_deref(),
+            Some("What does useColorMode() return?")
+        );
+        assert_eq!(
+            ask("interpolate", "Signature").as_deref(),
+            Some("What is the signature of interpolate?")
+        );
+        assert_eq!(
+            ask("<ErrorBoundary />", "Props").as_deref(),
+            Some("What are the props of <ErrorBoundary/>?")
+        );
+        assert_eq!(
+            ask("SearchPathPlugin", "#### Parameters").as_deref(),
+            Some("What are the parameters of SearchPathPlugin?")
+        );
+        assert_eq!(
+            ask("docusaurus.config.js", "Usage").as_deref(),
+            Some("How do I use docusaurus.config.js?")
+        );
+        // A heading in words names no API entry: "Parameters" under "Best Practices" is a topic
+        // (a robot's parameters), asked as before; a part the plain phrasing skips stays skipped.
+        assert_eq!(ask("Best Practices", "Parameters"), None);
+        assert_eq!(ask("Installation", "Options"), None);
+        assert_eq!(ask("Sidebar", "Props"), None);
+        assert_eq!(ask("ROS2", "Returns"), None);
+        assert_eq!(ask("useColorMode()", "Overview"), None);
+        assert_eq!(
+            name_part_follow_up("Chapter 3 Quiz", "useColorMode()", "Returns"),
+            None
+        );
+        assert_eq!(follow_up("Returns"), None);
+        assert_eq!(follow_up("See also"), None);
+        assert_eq!(follow_up("Call Signature"), None);
+        assert_eq!(
+            follow_up("Parameters").as_deref(),
+            Some("What are Parameters?")
+        );
+    }
 
     #[test]
     fn an_aspect_heading_is_asked_of_its_page() {
@@ -4399,6 +4539,7 @@ mod properties {
             let casing = BookCasing { lowercase: sorted(known.clone()), names: sorted(names) };
             let counted = CountedNouns::default();
             let _ = kind_follow_up(&parent, &section);
+            let _ = name_part_follow_up(&parent, &parent, &section);
             let _ = as_question(&section);
             // Words the book writes in lowercase, capitalized, inside and outside quotes.
             let w = |i: usize| capital(&known[pick[i] % known.len()]);

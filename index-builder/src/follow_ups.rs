@@ -9,7 +9,9 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use book_answer::phrasing::{as_book_asks, code_name_follow_up, kind_follow_up, section_follow_up};
+use book_answer::phrasing::{
+    as_book_asks, code_name_follow_up, kind_follow_up, name_part_follow_up, section_follow_up,
+};
 use book_retrieval::{Encoder, Index, SearchRequest};
 
 use crate::chunker::BuiltChunk;
@@ -44,12 +46,21 @@ pub fn phrase(chunks: &[BuiltChunk]) -> Vec<String> {
                 .as_deref()
                 .filter(|_| c.heading_is_code)
                 .and_then(code_name_follow_up);
+            // A part of an API reference entry ("Returns" under `useColorMode()`) is asked of its
+            // name, even where its heading alone would be skipped.
+            let name_part = parent
+                .zip(meta.section.as_deref())
+                .and_then(|(parent, section)| name_part_follow_up(&meta.chapter, parent, section));
             // The kind's and the code name's questions only stand in for one the section would
             // have: a quiz's sections, and the others `section_follow_up` skips, stay without.
-            section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound)
-                .map(|q| {
-                    code.or(kind)
-                        .unwrap_or_else(|| as_book_asks(&q, &casing, &counted))
+            name_part
+                .or_else(|| {
+                    section_follow_up(&meta.chapter, meta.section.as_deref(), &noun_compound).map(
+                        |q| {
+                            code.or(kind)
+                                .unwrap_or_else(|| as_book_asks(&q, &casing, &counted))
+                        },
+                    )
                 })
                 .unwrap_or_default()
         })
@@ -124,6 +135,20 @@ mod tests {
         assert!(!asked[1].contains('`'), "{}", asked[1]);
         assert!(!asked[2].contains('`'), "{}", asked[2]);
         assert!(asked[2].contains("themeConfig"), "{}", asked[2]);
+    }
+
+    #[test]
+    fn a_part_of_an_api_entry_is_asked_of_its_name_in_the_index() {
+        // The chunks' page is `docusaurus.config.js`: its "Returns" and "Usage" are asked of it;
+        // a section the name rules do not cover keeps its own phrasing.
+        let asked = phrase(&[
+            chunk("Returns", false),
+            chunk("Usage", false),
+            chunk("Environment variables", false),
+        ]);
+        assert_eq!(asked[0], "What does docusaurus.config.js return?");
+        assert_eq!(asked[1], "How do I use docusaurus.config.js?");
+        assert!(asked[2].contains("environment variables"), "{}", asked[2]);
     }
 
     #[test]
