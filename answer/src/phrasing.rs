@@ -186,7 +186,7 @@ const READER_VERBS: &[&str] = &[
     "assemble", "attach", "automate", "boot", "clean", "compile", "copy", "delete", "disable",
     "execute", "find", "flash", "insert", "iterate", "localize", "mount", "pass", "prepare",
     "rebuild", "remove", "repeat", "replace", "reset", "restart", "scaffold", "share", "shrink",
-    "specify", "sweep", "turn", "unplug", "validate", "view",
+    "specify", "sweep", "trigger", "turn", "unplug", "validate", "view",
 ];
 
 /// Fields of study named with a final s, asked with "is" ("What is Core Robotics?"); word ends,
@@ -1781,9 +1781,20 @@ fn phrase(heading: &str, asked: Asked, noun_compound: &dyn Fn(&str) -> bool) -> 
             _ => None,
         };
     }
-    if lower_words
+    // "Create your first React page", "Testing your Build Locally": a task on the reader's own
+    // thing, asked in the reader's words ("How do I create my first React page?"); any other
+    // address ("Software you will need", "Let's build") stays unasked.
+    let mut addressed = lower_words
         .iter()
-        .any(|w| ADDRESS_WORDS.contains(&w.as_str()))
+        .filter(|w| ADDRESS_WORDS.contains(&w.as_str()));
+    let own_task = reader
+        && reader_verb(first).is_some()
+        && lower_words.iter().any(|w| w == "your")
+        && addressed.all(|w| w == "your");
+    if !own_task
+        && lower_words
+            .iter()
+            .any(|w| ADDRESS_WORDS.contains(&w.as_str()))
     {
         return None;
     }
@@ -1825,7 +1836,17 @@ fn phrase(heading: &str, asked: Asked, noun_compound: &dyn Fn(&str) -> bool) -> 
         base_verb(first)
     };
     if let Some(verb) = verb.filter(|_| !thing) {
-        let rest = words[1..].join(" ");
+        let rest = words[1..]
+            .iter()
+            .map(|w| {
+                if w.eq_ignore_ascii_case("your") {
+                    "my"
+                } else {
+                    w
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
         // "Build and Run": the task's object is missing; "Plan D" is a label.
         let label = reader && words.len() == 2 && words[1].chars().count() == 1;
         // "Test & Evaluation": the `&` trims to nothing in `lower_words`.
@@ -2210,7 +2231,7 @@ fn phrase_end(lower_words: &[String], prepositions: &[&str]) -> Option<usize> {
 }
 
 /// `validateOptions({options, validate})` → `validateOptions()`: a signature's arguments are not
-/// part of the name a reader asks about.
+/// part of the name a reader asks about. A plural written "file(s)" is not a signature.
 fn without_arguments(h: &str) -> String {
     let t = h.trim();
     match t.find('(') {
@@ -2218,7 +2239,8 @@ fn without_arguments(h: &str) -> String {
             if t.ends_with(')')
                 && t.matches('(').count() == 1
                 && t[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_')
-                && i + 1 < t.len() - 1 =>
+                && i + 1 < t.len() - 1
+                && !matches!(&t[i + 1..t.len() - 1], "s" | "es") =>
         {
             format!("{}()", &t[..i])
         }
@@ -2926,6 +2948,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_task_on_the_readers_own_thing_is_asked_in_the_readers_words() {
+        for (heading, asked) in [
+            (
+                "Create your first React page",
+                "How do I create my first React page?",
+            ),
+            (
+                "Testing your Build Locally",
+                "How do I test my Build Locally?",
+            ),
+            ("Translate your site", "How do I translate my site?"),
+            (
+                "Triggering deployment with GitHub Actions",
+                "How do I trigger deployment with GitHub Actions?",
+            ),
+            // A plural written with "(s)" is not a signature's arguments.
+            (
+                "Remove node_modules and your lock file(s)",
+                "How do I remove node_modules and my lock file(s)?",
+            ),
+        ] {
+            assert_eq!(follow_up(heading).as_deref(), Some(asked), "{heading}");
+        }
+        // Any other address to the reader stays unasked, and so does "your" without a task.
+        for heading in [
+            "Software you will need",
+            "Your first robot",
+            "Let's build your robot",
+            "Build what you need",
+        ] {
+            assert_eq!(follow_up(heading), None, "{heading}");
+        }
+        // The refusal calibration's own phrasing is unchanged.
+        assert_eq!(as_question("Create your first React page"), None);
+    }
+
+    #[test]
     fn a_part_of_an_api_entry_is_asked_of_its_name() {
         let ask = |parent: &str, section: &str| name_part_follow_up("API", parent, section);
         assert_eq!(
@@ -3406,7 +3465,11 @@ mod tests {
                 "Python Agent Code",
                 Some("Can you show the Python Agent Code?"),
             ),
-            ("Translate your React code", None),
+            // A task on the reader's code, not code to show.
+            (
+                "Translate your React code",
+                Some("How do I translate my React code?"),
+            ),
             (
                 "Service Client Code (client_member_function.py)",
                 Some("Can you show the Service Client Code?"),
