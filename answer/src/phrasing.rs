@@ -2987,30 +2987,44 @@ mod tests {
     #[test]
     fn a_part_of_an_api_entry_is_asked_of_its_name() {
         let ask = |parent: &str, section: &str| name_part_follow_up("API", parent, section);
-        assert_eq!(
-            ask("useColorMode()", "Returns").as_deref(),
-            Some("What does useColorMode() return?")
-        );
-        assert_eq!(
-            ask("Function: useColorMode()", "Returns").as_deref(),
-            Some("What does useColorMode() return?")
-        );
-        assert_eq!(
-            ask("interpolate", "Signature").as_deref(),
-            Some("What is the signature of interpolate?")
-        );
-        assert_eq!(
-            ask("<ErrorBoundary />", "Props").as_deref(),
-            Some("What are the props of <ErrorBoundary/>?")
-        );
-        assert_eq!(
-            ask("SearchPathPlugin", "#### Parameters").as_deref(),
-            Some("What are the parameters of SearchPathPlugin?")
-        );
-        assert_eq!(
-            ask("docusaurus.config.js", "Usage").as_deref(),
-            Some("How do I use docusaurus.config.js?")
-        );
+        for (parent, section, asked) in [
+            (
+                "useColorMode()",
+                "Returns",
+                "What does useColorMode() return?",
+            ),
+            (
+                "Function: useColorMode()",
+                "Returns",
+                "What does useColorMode() return?",
+            ),
+            (
+                "interpolate",
+                "Signature",
+                "What is the signature of interpolate?",
+            ),
+            (
+                "<ErrorBoundary />",
+                "Props",
+                "What are the props of <ErrorBoundary/>?",
+            ),
+            (
+                "SearchPathPlugin",
+                "#### Parameters",
+                "What are the parameters of SearchPathPlugin?",
+            ),
+            (
+                "docusaurus.config.js",
+                "Usage",
+                "How do I use docusaurus.config.js?",
+            ),
+        ] {
+            assert_eq!(
+                ask(parent, section).as_deref(),
+                Some(asked),
+                "{parent} > {section}"
+            );
+        }
         // A heading in words names no API entry: "Parameters" under "Best Practices" is a topic
         // (a robot's parameters), asked as before; a part the plain phrasing skips stays skipped.
         assert_eq!(ask("Best Practices", "Parameters"), None);
