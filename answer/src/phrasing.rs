@@ -1784,18 +1784,13 @@ fn phrase(heading: &str, asked: Asked, noun_compound: &dyn Fn(&str) -> bool) -> 
     // "Create your first React page", "Testing your Build Locally": a task on the reader's own
     // thing, asked in the reader's words ("How do I create my first React page?"); any other
     // address ("Software you will need", "Let's build") stays unasked.
-    let mut addressed = lower_words
+    let addressed: Vec<&str> = lower_words
         .iter()
-        .filter(|w| ADDRESS_WORDS.contains(&w.as_str()));
-    let own_task = reader
-        && reader_verb(first).is_some()
-        && lower_words.iter().any(|w| w == "your")
-        && addressed.all(|w| w == "your");
-    if !own_task
-        && lower_words
-            .iter()
-            .any(|w| ADDRESS_WORDS.contains(&w.as_str()))
-    {
+        .map(String::as_str)
+        .filter(|w| ADDRESS_WORDS.contains(w))
+        .collect();
+    let own_task = reader && addressed.iter().all(|&w| w == "your") && reader_verb(first).is_some();
+    if !addressed.is_empty() && !own_task {
         return None;
     }
     // "Launch File", "Control Loop with Feedback": a verb that names a kind of thing.
